@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Regenerate the UAPI header and the kernel policy/op tables from the YNL
+# spec with the kernel's own generator. --check compares instead of writing
+# and fails when the checked-in files are stale.
+
+set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+SRC=${ROCEPATH_CACHE:-$TOP/.cache}/linux-src
+SPEC=Documentation/netlink/specs/rocepath.yaml
+GEN=$SRC/tools/net/ynl/ynl-gen-c.py
+
+[ -x "$(command -v python3)" ] || { echo "ynl-gen: python3 missing: run scripts/deps.sh" >&2; exit 1; }
+[ -f "$GEN" ] || { echo "ynl-gen: $GEN missing: run scripts/deps.sh" >&2; exit 1; }
+
+# The generator finds the tree root by MAINTAINERS and the schema next to
+# the specs directory, so it runs on a copy placed inside the kernel tree.
+cp "$TOP/$SPEC" "$SRC/$SPEC"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+gen() { timeout 120 python3 "$GEN" --spec "$SRC/$SPEC" "$@"; }
+gen --mode uapi --header -o "$out/rocepath.h"
+gen --mode kernel --header -o "$out/netlink-gen.h"
+gen --mode kernel --source -o "$out/netlink-gen.c"
+
+# ynl-gen names the kernel header after the output file; keep ours stable.
+targets="include/uapi/linux/rocepath.h:rocepath.h kmod/netlink-gen.h:netlink-gen.h kmod/netlink-gen.c:netlink-gen.c"
+rc=0
+for t in $targets; do
+	dst=${t%%:*} new=$out/${t##*:}
+	if [ "${1:-}" = --check ]; then
+		if ! cmp -s "$new" "$TOP/$dst"; then
+			echo "ynl-gen: $dst is stale: run 'make gen' and commit" >&2
+			diff -u "$TOP/$dst" "$new" | head -20 >&2 || true
+			rc=1
+		fi
+	else
+		cmp -s "$new" "$TOP/$dst" || cp "$new" "$TOP/$dst"
+	fi
+done
+exit $rc
