@@ -61,7 +61,7 @@ bench: deps
 
 install: all
 	install -D -m 0755 daemon/rocepath $(DESTDIR)$(SBINDIR)/rocepath
-	install -D -m 0755 daemon/rocepathd $(DESTDIR)$(SBINDIR)/rocepathd
+	install -D -m 0755 daemon/rocepathd/rocepathd $(DESTDIR)$(SBINDIR)/rocepathd
 	@if [ -f rocepath.ko ] && [ -z "$(DESTDIR)" ]; then \
 		$(MAKE) -C "$(KDIR)" M="$(TOP)" modules_install && depmod -a $(KREL); \
 	fi

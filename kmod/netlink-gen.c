@@ -25,7 +25,7 @@ static const struct netlink_range_validation rocepath_a_pin_lqpn_range = {
 };
 
 /* Common nested types */
-const struct nla_policy rocepath_dcqcn_nl_policy[ROCEPATH_A_DCQCN_NP_CNP_PRIO + 1] = {
+const struct nla_policy rocepath_dcqcn_nl_policy[ROCEPATH_A_DCQCN_FQ_MISSING + 1] = {
 	[ROCEPATH_A_DCQCN_IBDEV] = { .type = NLA_NUL_STRING, },
 	[ROCEPATH_A_DCQCN_NP_ENABLE] = { .type = NLA_U32, },
 	[ROCEPATH_A_DCQCN_RP_ENABLE] = { .type = NLA_U32, },
@@ -49,6 +49,8 @@ const struct nla_policy rocepath_dcqcn_nl_policy[ROCEPATH_A_DCQCN_NP_CNP_PRIO + 
 	[ROCEPATH_A_DCQCN_NP_CNP_DSCP] = { .type = NLA_U32, },
 	[ROCEPATH_A_DCQCN_NP_CNP_PRIO_MODE] = { .type = NLA_U32, },
 	[ROCEPATH_A_DCQCN_NP_CNP_PRIO] = { .type = NLA_U32, },
+	[ROCEPATH_A_DCQCN_SOFT] = { .type = NLA_U8, },
+	[ROCEPATH_A_DCQCN_FQ_MISSING] = { .type = NLA_U8, },
 };
 
 const struct nla_policy rocepath_pin_nl_policy[ROCEPATH_A_PIN_SPORT_QPS + 1] = {

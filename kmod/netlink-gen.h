@@ -12,7 +12,7 @@
 #include <uapi/linux/rocepath.h>
 
 /* Common nested types */
-extern const struct nla_policy rocepath_dcqcn_nl_policy[ROCEPATH_A_DCQCN_NP_CNP_PRIO + 1];
+extern const struct nla_policy rocepath_dcqcn_nl_policy[ROCEPATH_A_DCQCN_FQ_MISSING + 1];
 extern const struct nla_policy rocepath_pin_nl_policy[ROCEPATH_A_PIN_SPORT_QPS + 1];
 
 /* Global operation policy for rocepath */

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rocepath CLI: global options and the command interface.
+ *
+ * main() parses the global options, opens the printer and dispatches
+ * "rocepath [OPTIONS] OBJECT ..." to the object's function with argv[0]
+ * being the first word after OBJECT (argc may be 0: print the default view
+ * or usage). A command prints through cli->out and returns 0, or prints
+ * one "Error: ..." line via rp_error() and returns non-zero (-errno); main
+ * then exits with status 1.
+ */
+#ifndef ROCEPATH_CLI_H
+#define ROCEPATH_CLI_H
+
+#include <stdbool.h>
+
+#include "out.h"
+
+struct rp_cli {
+	bool json;		/* -j: one JSON document on stdout */
+	bool pretty;		/* -p: indented JSON (implies nothing in text) */
+	bool debug;		/* -d/--debug: dump netlink traffic to stderr */
+	struct rp_out *out;	/* printer for stdout, text or JSON */
+};
+
+typedef int (*rp_cmd_fn)(int argc, char **argv, const struct rp_cli *cli);
+
+int cmd_dev(int argc, char **argv, const struct rp_cli *cli);
+int cmd_pin(int argc, char **argv, const struct rp_cli *cli);
+int cmd_qp(int argc, char **argv, const struct rp_cli *cli);
+int cmd_flow(int argc, char **argv, const struct rp_cli *cli);
+int cmd_dcqcn(int argc, char **argv, const struct rp_cli *cli);
+int cmd_stats(int argc, char **argv, const struct rp_cli *cli);
+int cmd_monitor(int argc, char **argv, const struct rp_cli *cli);
+/* daemon/cli/cmd_plan.c (planner); weak so the CLI links without it. */
+int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
+	__attribute__((weak));
+
+/* iproute2 matches(): true when arg is a non-empty prefix of word. */
+bool rp_matches(const char *arg, const char *word);
+
+/* ---- Helpers shared by the cmd_*.c files (rocepath.c) ---- */
+struct rp_nl;
+struct rp_qp;
+struct rp_dev;
+
+/* Opens the family (with --debug tracing); prints the error itself. */
+int cli_nl_open(const struct rp_cli *cli, struct rp_nl **nlp);
+/*
+ * Prints "Error: <extack>." when the kernel gave one, else
+ * "Error: <what>: <strerror>."; returns ret.
+ */
+int cli_nl_err(struct rp_nl *nl, int ret, const char *what);
+/* "Error: <what>: missing argument" etc. for the keyword parsers. */
+int cli_missing(const char *what);
+int cli_unknown(const char *object, const char *arg);
+int cli_dup(const char *what);
+/* Parses an optional "dev IBDEV" (the only argument of show commands). */
+int cli_dev_filter(int argc, char **argv, const char *cmd, const char **ibdev);
+
+/* Object fields for show and monitor (no open/close, no newline). */
+void cli_qp_fields(struct rp_out *o, const struct rp_qp *q);
+void cli_dev_fields(struct rp_out *o, const struct rp_dev *d);
+
+#endif /* ROCEPATH_CLI_H */

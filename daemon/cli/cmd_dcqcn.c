@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocepath dcqcn show [dev IBDEV]
+ * rocepath dcqcn set dev IBDEV PARAM VALUE [PARAM VALUE ...]
+ * PARAM names are mlx5's debugfs cc_params file names plus np_enable and
+ * rp_enable; values are unsigned integers, range-checked by the kernel.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cli.h"
+#include "nl.h"
+#include "parse.h"
+
+static void dcqcn_print(struct rp_out *o, const struct rp_dcqcn *d)
+{
+	rp_out_open_object(o, NULL);
+	rp_out_string(o, "dev", "%s:", d->ibdev);
+	for (int a = 0; a <= ROCEPATH_A_DCQCN_MAX; a++) {
+		const char *name = rp_dcqcn_name(a);
+		char fmt[64];
+
+		if (!name || !RP_HAS(d, a))
+			continue;
+		snprintf(fmt, sizeof(fmt), " %s %%llu", name);
+		rp_out_uint(o, name, fmt, d->val[a]);
+	}
+	rp_out_close_object(o);
+	rp_out_nl(o);
+}
+
+static int dcqcn_show(int argc, char **argv, const struct rp_cli *cli)
+{
+	struct rp_dcqcns v = { 0 };
+	const char *ibdev;
+	struct rp_nl *nl;
+	int ret;
+
+	ret = cli_dev_filter(argc, argv, "dcqcn show", &ibdev);
+	if (ret)
+		return ret;
+	ret = cli_nl_open(cli, &nl);
+	if (ret)
+		return ret;
+	ret = rp_dcqcn_dump(nl, ibdev, &v);
+	if (ret) {
+		cli_nl_err(nl, ret, "dcqcn show");
+		goto out;
+	}
+	rp_out_open_array(cli->out, NULL);
+	for (size_t i = 0; i < v.n; i++)
+		dcqcn_print(cli->out, &v.v[i]);
+	rp_out_close_array(cli->out);
+out:
+	rp_dcqcns_free(&v);
+	rp_nl_close(nl);
+	return ret;
+}
+
+static int dcqcn_set(int argc, char **argv, const struct rp_cli *cli)
+{
+	struct rp_dcqcn d = { 0 };
+	struct rp_nl *nl;
+	int ret, nparams = 0;
+
+	while (argc > 0) {
+		const char *kw = argv[0], *val = argc > 1 ? argv[1] : NULL;
+		uint32_t x;
+		int attr;
+
+		if (!strcmp(kw, "dev")) {
+			if (d.ibdev[0])
+				return cli_dup("dev");
+			if (!val)
+				return cli_missing("dev");
+			if (rp_parse_ibdev(val))
+				return rp_error("dev: \"%s\" is not a valid device name",
+						val);
+			strcpy(d.ibdev, val);
+			RP_SET(&d, ROCEPATH_A_DCQCN_IBDEV);
+		} else {
+			attr = rp_dcqcn_attr(kw);
+			if (attr < 0)
+				return rp_error("dcqcn set: unknown parameter \"%s\", try \"rocepath dcqcn help\"",
+						kw);
+			if (RP_HAS(&d, attr))
+				return cli_dup(kw);
+			if (!val)
+				return cli_missing(kw);
+			ret = rp_parse_u32(val, UINT32_MAX, &x);
+			if (ret)
+				return rp_error("%s: \"%s\" is not an unsigned 32-bit number",
+						kw, val);
+			if ((attr == ROCEPATH_A_DCQCN_NP_ENABLE ||
+			     attr == ROCEPATH_A_DCQCN_RP_ENABLE) && x > 1)
+				return rp_error("%s: must be 0 or 1", kw);
+			d.val[attr] = x;
+			RP_SET(&d, attr);
+			nparams++;
+		}
+		argc -= 2;
+		argv += 2;
+	}
+	if (!d.ibdev[0])
+		return rp_error("dcqcn set: dev IBDEV is required");
+	if (!nparams)
+		return rp_error("dcqcn set: at least one PARAM VALUE is required");
+	ret = cli_nl_open(cli, &nl);
+	if (ret)
+		return ret;
+	ret = rp_dcqcn_set(nl, &d);
+	if (ret)
+		cli_nl_err(nl, ret, "dcqcn set");
+	rp_nl_close(nl);
+	return ret;
+}
+
+static void dcqcn_usage(void)
+{
+	printf("Usage: rocepath dcqcn show [dev IBDEV]\n"
+	       "       rocepath dcqcn set dev IBDEV PARAM VALUE [PARAM VALUE ...]\n"
+	       "PARAM :=");
+	for (int a = 0, col = 9; a <= ROCEPATH_A_DCQCN_MAX; a++) {
+		const char *name = rp_dcqcn_name(a);
+
+		if (!name)
+			continue;
+		if (col + strlen(name) > 76) {
+			printf("\n        ");
+			col = 8;
+		}
+		col += printf(" %s", name);
+	}
+	printf("\n");
+}
+
+int cmd_dcqcn(int argc, char **argv, const struct rp_cli *cli)
+{
+	if (argc < 1 || rp_matches(argv[0], "show") || rp_matches(argv[0], "list"))
+		return dcqcn_show(argc ? argc - 1 : 0, argv + !!argc, cli);
+	if (rp_matches(argv[0], "set"))
+		return dcqcn_set(argc - 1, argv + 1, cli);
+	if (rp_matches(argv[0], "help")) {
+		dcqcn_usage();
+		return 0;
+	}
+	return rp_error("dcqcn: unknown command \"%s\", try \"rocepath dcqcn help\"",
+			argv[0]);
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocepath plan topology FILE placement FILE [host NAME]
+ *
+ * Without host: the plan ({flows, unplaced, links, summary} with -j, a
+ * summary and one line per flow in text). With host: that host's pins, the
+ * array `rocepath pin replace file` accepts (-j), or one line per remote.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "plan.h"
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"Usage: rocepath plan topology FILE placement FILE [host NAME]\n");
+}
+
+static int print_json(const struct rp_cli *cli, json_object *o)
+{
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
+
+	rp_out_flush(cli->out);
+	flags |= cli->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
+			       JSON_C_TO_STRING_PLAIN;
+	printf("%s\n", json_object_to_json_string_ext(o, flags));
+	fflush(stdout);
+	return ferror(stdout) ? -EIO : 0;
+}
+
+static const char *jget(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return "-";
+	return json_object_get_string(v);
+}
+
+static void print_text_pins(json_object *pins)
+{
+	for (size_t i = 0; i < json_object_array_length(pins); i++) {
+		json_object *p = json_object_array_get_idx(pins, i), *sp;
+
+		json_object_object_get_ex(p, "sports", &sp);
+		printf("remote %s sport ", jget(p, "remote"));
+		for (size_t k = 0; k < json_object_array_length(sp); k++)
+			printf("%s%d", k ? "," : "",
+			       json_object_get_int(json_object_array_get_idx(sp, k)));
+		printf("\n");
+	}
+}
+
+static void print_flow_text(json_object *f, bool placed)
+{
+	printf("job %s rail %s %s %s -> %s %s qp %s ", jget(f, "job"),
+	       jget(f, "rail"), jget(f, "src_host"), jget(f, "src_ip"),
+	       jget(f, "dst_host"), jget(f, "dst_ip"), jget(f, "qp"));
+	if (placed) {
+		json_object *path;
+
+		json_object_object_get_ex(f, "path", &path);
+		printf("sport %s path ", jget(f, "sport"));
+		for (size_t k = 0; k < json_object_array_length(path); k++)
+			printf("%s%s", k ? "," : "", json_object_get_string(
+				       json_object_array_get_idx(path, k)));
+		printf(" default_sport %s\n", jget(f, "ecmp_sport"));
+	} else {
+		printf("unplaced: %s\n", jget(f, "reason"));
+	}
+}
+
+static void print_text_plan(const struct rp_plan *plan, json_object *o)
+{
+	const struct rp_plan_summary *s = rp_plan_summary(plan);
+	json_object *flows, *un;
+
+	printf("flows %u unplaced %u max_link_flows %u lower_bound %u "
+	       "ecmp_max_link_flows %u slice_max_link_flows %u\n",
+	       s->flows, s->unplaced, s->max_link_flows, s->lower_bound,
+	       s->ecmp_max_link_flows, s->slice_max_link_flows);
+	json_object_object_get_ex(o, "flows", &flows);
+	json_object_object_get_ex(o, "unplaced", &un);
+	for (size_t i = 0; i < json_object_array_length(flows); i++)
+		print_flow_text(json_object_array_get_idx(flows, i), true);
+	for (size_t i = 0; i < json_object_array_length(un); i++)
+		print_flow_text(json_object_array_get_idx(un, i), false);
+}
+
+int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
+{
+	const char *topo = NULL, *place = NULL, *host = NULL;
+	struct rp_plan *plan = NULL;
+	json_object *o = NULL;
+	struct rp_err err;
+	char buf[1200];
+	int ret;
+
+	while (argc > 0) {
+		const char **dst;
+
+		if (rp_matches(*argv, "topology"))
+			dst = &topo;
+		else if (rp_matches(*argv, "placement"))
+			dst = &place;
+		else if (rp_matches(*argv, "host"))
+			dst = &host;
+		else if (rp_matches(*argv, "help")) {
+			usage();
+			return 0;
+		} else {
+			usage();
+			return rp_error("plan: unknown argument \"%s\"", *argv);
+		}
+		if (argc < 2) {
+			usage();
+			return rp_error("plan: \"%s\" needs a value", *argv);
+		}
+		*dst = argv[1];
+		argc -= 2;
+		argv += 2;
+	}
+	if (!topo || !place) {
+		usage();
+		return rp_error("plan: topology and placement files are required");
+	}
+	memset(&err, 0, sizeof(err));
+	ret = rp_plan_from_files(topo, place, &plan, &err);
+	if (ret)
+		return rp_error_ret(ret, "%s", rp_err_str(&err, buf, sizeof(buf)));
+	if (host) {
+		ret = rp_plan_host_pins(plan, host, &o);
+		if (ret == -ENOENT) {
+			ret = rp_error_ret(ret, "%s: unknown host \"%s\"", topo,
+					   host);
+			goto out;
+		}
+	} else {
+		ret = rp_plan_to_json(plan, NULL, &o);
+	}
+	if (ret) {
+		ret = rp_error_ret(ret, "plan: %s", strerror(-ret));
+		goto out;
+	}
+	if (cli->json)
+		ret = print_json(cli, o);
+	else if (host)
+		print_text_pins(o);
+	else
+		print_text_plan(plan, o);
+out:
+	json_object_put(o);
+	rp_plan_free(plan);
+	return ret;
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel objects of the rocepath family as C structs, their netlink
+ * decoders and the attribute name tables. Every struct has `attrs`, a
+ * bitmask of the netlink attributes that were present (RP_HAS()).
+ */
+#ifndef ROCEPATH_OBJS_H
+#define ROCEPATH_OBJS_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/rocepath.h>
+
+#include "addr.h"
+
+struct nlattr;
+
+#define RP_IBDEV_LEN	64
+#define RP_HAS(obj, attr)	(!!((obj)->attrs & (1ULL << (attr))))
+#define RP_SET(obj, attr)	((obj)->attrs |= 1ULL << (attr))
+
+/* One pin rule (ROCEPATH_A_PIN_*). */
+struct rp_pin {
+	uint64_t attrs;
+	char ibdev[RP_IBDEV_LEN];	/* "" = every device */
+	struct rp_addr remote;
+	uint16_t *sports;		/* malloc'ed, nsports entries */
+	size_t nsports;
+	uint32_t *sport_qps;		/* dump only: live QPs per sport */
+	size_t nsport_qps;
+	uint32_t rqpn;			/* valid when RP_HAS(p, ..._RQPN) */
+	uint32_t lqpn;			/* valid when RP_HAS(p, ..._LQPN) */
+};
+
+struct rp_pins {
+	struct rp_pin *v;
+	size_t n, cap;
+	uint32_t generation;		/* from a dump */
+};
+
+struct rp_gid {
+	uint32_t index;
+	uint32_t type;			/* enum ib_gid_type, 2 = RoCEv2 */
+	struct rp_addr addr;		/* IPv4-mapped GIDs as IPv4 */
+};
+
+struct rp_hw_counter {
+	char name[64];
+	uint64_t value;
+};
+
+struct rp_dev {
+	uint64_t attrs;
+	char ibdev[RP_IBDEV_LEN];
+	uint32_t index;
+	uint32_t port;
+	char netdev[IF_NAMESIZE];
+	uint32_t ifindex;
+	bool roce_v2;
+	bool soft;
+	char driver[32];
+	struct rp_gid *gids;
+	size_t ngids;
+	struct rp_hw_counter *counters;
+	size_t ncounters;
+};
+
+struct rp_devs {
+	struct rp_dev *v;
+	size_t n, cap;
+};
+
+struct rp_qp {
+	uint64_t attrs;
+	char ibdev[RP_IBDEV_LEN];
+	uint32_t port;
+	uint32_t lqpn;
+	uint32_t rqpn;
+	struct rp_addr remote;
+	uint16_t sport;
+	bool pinned;
+	uint32_t type;
+	uint16_t default_sport;
+};
+
+struct rp_qps {
+	struct rp_qp *v;
+	size_t n, cap;
+};
+
+struct rp_flow {
+	uint64_t attrs;
+	char ibdev[RP_IBDEV_LEN];
+	struct rp_addr local;
+	struct rp_addr remote;
+	uint16_t sport;
+	uint32_t dqpn;
+	uint32_t lqpn;
+	/* Indexed by ROCEPATH_A_FLOW_* (tx-packets .. cnp-rx, rate, alpha). */
+	uint64_t val[ROCEPATH_A_FLOW_MAX + 1];
+};
+
+struct rp_flows {
+	struct rp_flow *v;
+	size_t n, cap;
+};
+
+/* Indexed by ROCEPATH_A_STATS_*. */
+struct rp_stats {
+	uint64_t attrs;
+	uint64_t val[ROCEPATH_A_STATS_MAX + 1];
+};
+
+/* Indexed by ROCEPATH_A_DCQCN_* (np-enable .. np-cnp-prio). */
+struct rp_dcqcn {
+	uint64_t attrs;
+	char ibdev[RP_IBDEV_LEN];
+	uint32_t val[ROCEPATH_A_DCQCN_MAX + 1];
+};
+
+struct rp_dcqcns {
+	struct rp_dcqcn *v;
+	size_t n, cap;
+};
+
+/*
+ * Name tables: the spec's attribute names with '-' turned into '_'
+ * ("rp_ai_rate", "tx_packets", "qps_max"); NULL for unspec/pad/ibdev and
+ * attributes that are not plain numbers. rp_*_attr() map a name back to
+ * the attribute type, or -ENOENT.
+ */
+const char *rp_dcqcn_name(int attr);
+int rp_dcqcn_attr(const char *name);
+const char *rp_stats_name(int attr);
+const char *rp_flow_counter_name(int attr);	/* tx_packets .. alpha */
+
+/* Decoders of one nest (ROCEPATH_A_PIN/DEV/QP/FLOW/STATS/DCQCN). */
+int rp_pin_parse(const struct nlattr *nest, struct rp_pin *p);
+int rp_dev_parse(const struct nlattr *nest, struct rp_dev *d);
+int rp_qp_parse(const struct nlattr *nest, struct rp_qp *q);
+int rp_flow_parse(const struct nlattr *nest, struct rp_flow *f);
+int rp_stats_parse(const struct nlattr *nest, struct rp_stats *s);
+int rp_dcqcn_parse(const struct nlattr *nest, struct rp_dcqcn *d);
+
+/* Releasing (all accept zeroed structs; the containers end up empty). */
+void rp_pin_release(struct rp_pin *p);
+void rp_dev_release(struct rp_dev *d);
+void rp_pins_free(struct rp_pins *s);
+void rp_devs_free(struct rp_devs *s);
+void rp_qps_free(struct rp_qps *s);
+void rp_flows_free(struct rp_flows *s);
+void rp_dcqcns_free(struct rp_dcqcns *s);
+
+/*
+ * Appends a copy of *p (its arrays move into the set: *p is left zeroed).
+ * Returns 0 or -ENOMEM (then *p is untouched).
+ */
+int rp_pins_push(struct rp_pins *s, struct rp_pin *p);
+/* Deep copy helper for pins: sets sports from an array. -ENOMEM. */
+int rp_pin_set_sports(struct rp_pin *p, const uint16_t *sports, size_t n);
+
+/*
+ * Makes room for element n of a zero-filled vector of `size`-byte items
+ * (doubling, new items zeroed). -ENOMEM.
+ */
+int rp_vec_grow(void **v, size_t *cap, size_t n, size_t size);
+
+#endif /* ROCEPATH_OBJS_H */

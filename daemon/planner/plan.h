@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rocepath route planner: cluster files in, a balanced, switch-hash-aware
+ * UDP source port plan out.
+ *
+ * The plan is a pure function of the topology and placement files: the same
+ * files, with their elements in any order, give a byte-identical plan on
+ * every host (everything is sorted canonically after parsing).
+ *
+ * All functions return 0 or -errno. Loaders fill *err (when not NULL) with
+ * the file, the JSON path of the offending element, the reason and, for
+ * malformed JSON, the line and column; rp_err_str() formats it as
+ *   topology.json: .links[3].b: unknown switch "spine9"
+ *   topology.json:12:7: malformed JSON: unexpected character
+ *
+ * Typical use (rocepathd, rocepath plan):
+ *	struct rp_topo *t; struct rp_place *p; struct rp_plan *plan;
+ *	struct rp_err err;
+ *	if (rp_topo_load(tpath, &t, &err) ||
+ *	    rp_place_load(ppath, t, &p, &err) ||
+ *	    rp_plan_compute(t, p, &plan, &err))
+ *		fprintf(stderr, "%s\n", rp_err_str(&err, buf, sizeof(buf)));
+ *	rp_plan_host_pins(plan, "host0", &pins);  // array for pin replace
+ *	... json_object_put(pins);
+ *	rp_plan_free(plan); rp_place_free(p); rp_topo_free(t);  // this order
+ */
+#ifndef ROCEPATH_PLAN_H
+#define ROCEPATH_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct json_object;
+struct rp_topo;
+struct rp_place;
+struct rp_plan;
+
+/* Planned UDP source ports are taken from this range (RoCEv2 convention). */
+#define RP_SPORT_MIN	49152
+#define RP_SPORT_MAX	65535
+#define RP_ROCE_DPORT	4791
+/* ECMP baseline: first QPN an rxe device hands out after the GSI QP. */
+#define RP_QPN_FIRST	17
+
+struct rp_err {
+	char file[256];		/* file name as given ("" if none) */
+	char path[256];		/* JSON path, e.g. ".links[3].b" ("" if none) */
+	char msg[512];		/* reason, lowercase, no full stop */
+	int line, col;		/* 1-based, malformed JSON only (else 0) */
+};
+
+/* Formats err into buf ("file: path: reason"); returns buf. */
+const char *rp_err_str(const struct rp_err *err, char *buf, size_t len);
+
+/* Topology (see the contract, "Cluster files"). name is used in errors. */
+int rp_topo_load(const char *path, struct rp_topo **out, struct rp_err *err);
+int rp_topo_parse(const char *name, const char *text, size_t len,
+		  struct rp_topo **out, struct rp_err *err);
+void rp_topo_free(struct rp_topo *t);
+/* 0 when the topology has a host of that name, else -ENOENT. */
+int rp_topo_has_host(const struct rp_topo *t, const char *host);
+
+/* Placement, validated against a topology (hosts, rails). */
+int rp_place_load(const char *path, const struct rp_topo *t,
+		  struct rp_place **out, struct rp_err *err);
+int rp_place_parse(const char *name, const char *text, size_t len,
+		   const struct rp_topo *t, struct rp_place **out,
+		   struct rp_err *err);
+void rp_place_free(struct rp_place *p);
+
+/*
+ * Computes the plan. Flows that cannot be placed (no path, no port that
+ * hashes onto the assigned link) are kept in the plan's "unplaced" list with
+ * a reason; they are never dropped silently. The plan refers to t and p:
+ * free it before them. (rp_plan_from_files() plans own their t and p.)
+ */
+int rp_plan_compute(const struct rp_topo *t, const struct rp_place *p,
+		    struct rp_plan **out, struct rp_err *err);
+/* Convenience: load both files and compute. */
+int rp_plan_from_files(const char *topo_path, const char *place_path,
+		       struct rp_plan **out, struct rp_err *err);
+void rp_plan_free(struct rp_plan *plan);
+
+struct rp_plan_summary {
+	unsigned int flows;		/* placed flows */
+	unsigned int unplaced;		/* flows in "unplaced" */
+	unsigned int max_link_flows;	/* most loaded directed fabric link */
+	unsigned int lower_bound;	/* no plan can do better than this */
+	/* Same flows with default QPN-derived ports (see planner.rst). */
+	unsigned int ecmp_max_link_flows;
+	/* Same flows with destination-slice pinning (Meta-style). */
+	unsigned int slice_max_link_flows;
+};
+const struct rp_plan_summary *rp_plan_summary(const struct rp_plan *plan);
+
+/*
+ * The contract's plan object {flows, links, unplaced, summary}. With host
+ * set, only that host's flows (as sender) are listed; links and summary stay
+ * fabric-wide. -ENOENT when host is not in the topology.
+ */
+int rp_plan_to_json(const struct rp_plan *plan, const char *host,
+		    struct json_object **out);
+
+/*
+ * The host's pins in the form `rocepath pin replace file` accepts and
+ * `rocepath -j pin show` prints: an array of
+ *   {"dev": null, "remote": ADDR, "sports": [...], "rqpn": null, "lqpn": null}
+ * one per remote address the host sends to, sorted by remote address
+ * (IPv4 before IPv6, then by address bytes); sports ascending and distinct
+ * (qps_per_connection per connection). An empty array when the host sends
+ * nothing. -ENOENT when host is not in the topology.
+ */
+int rp_plan_host_pins(const struct rp_plan *plan, const char *host,
+		      struct json_object **pins);
+
+/* Lower level, for benchmarks and tests ---------------------------------- */
+
+/* One directed-link load set for a way of choosing ports/paths. */
+enum rp_plan_mode {
+	RP_MODE_PLAN,	/* the computed plan */
+	RP_MODE_ECMP,	/* default QPN-derived ports through the hash models */
+	RP_MODE_SLICE,	/* destination-slice pinning */
+};
+
+/*
+ * Estimated completion time in seconds of the placement's collectives, each
+ * connection transferring bytes_per_conn (split evenly over its QPs), when
+ * flows share every link (host NIC links and fabric links, all of
+ * link_gbps) max-min fairly. Flows routed as in mode. The slowest flow
+ * determines the result (static max-min fair rates, see planner.rst).
+ */
+int rp_plan_fair_time(const struct rp_plan *plan, enum rp_plan_mode mode,
+		      double link_gbps, double bytes_per_conn, double *seconds);
+
+#endif /* ROCEPATH_PLAN_H */

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ECMP hash models. The CRC tables are computed at start-up from the
+ * polynomials (CRC-16/CCITT-FALSE: 0x1021 MSB-first; CRC-32/ISO-HDLC:
+ * 0xEDB88320 reflected; CRC-32C: 0x82F63B78 reflected).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "plan_hash.h"
+
+static uint16_t crc16_tab[256];
+static uint32_t crc32_tab[256];
+static uint32_t crc32c_tab[256];
+
+static void __attribute__((constructor)) crc_tables_init(void)
+{
+	for (unsigned int i = 0; i < 256; i++) {
+		uint16_t c16 = i << 8;
+		uint32_t c32 = i, c32c = i;
+
+		for (int k = 0; k < 8; k++) {
+			c16 = (c16 & 0x8000) ? (c16 << 1) ^ 0x1021 : c16 << 1;
+			c32 = (c32 & 1) ? (c32 >> 1) ^ 0xEDB88320u : c32 >> 1;
+			c32c = (c32c & 1) ? (c32c >> 1) ^ 0x82F63B78u : c32c >> 1;
+		}
+		crc16_tab[i] = c16;
+		crc32_tab[i] = c32;
+		crc32c_tab[i] = c32c;
+	}
+}
+
+uint16_t rp_crc16_ccitt(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint16_t crc = 0xFFFF;
+
+	while (len--)
+		crc = (crc << 8) ^ crc16_tab[((crc >> 8) ^ *p++) & 0xFF];
+	return crc;
+}
+
+static uint32_t crc32_refl(const uint32_t *tab, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint32_t crc = 0xFFFFFFFFu;
+
+	while (len--)
+		crc = (crc >> 8) ^ tab[(crc ^ *p++) & 0xFF];
+	return crc ^ 0xFFFFFFFFu;
+}
+
+uint32_t rp_crc32(const void *buf, size_t len)
+{
+	return crc32_refl(crc32_tab, buf, len);
+}
+
+uint32_t rp_crc32c(const void *buf, size_t len)
+{
+	return crc32_refl(crc32c_tab, buf, len);
+}
+
+uint16_t rp_xor16(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint16_t x = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		x ^= (uint16_t)(p[i] << 8 | p[i + 1]);
+	if (i < len)
+		x ^= (uint16_t)(p[i] << 8);
+	return x;
+}
+
+static const char *const alg_names[] = {
+	[RP_HASH_CRC16_CCITT] = "crc16-ccitt",
+	[RP_HASH_CRC32] = "crc32",
+	[RP_HASH_CRC32C] = "crc32c",
+	[RP_HASH_XOR16] = "xor16",
+	[RP_HASH_TABLE] = "table",
+};
+
+static const char *const sel_names[] = {
+	[RP_SEL_FULL] = "full", [RP_SEL_LO16] = "lo16", [RP_SEL_HI16] = "hi16",
+};
+
+static const char *const field_names[] = {
+	[RP_F_SRC_IP] = "src_ip", [RP_F_DST_IP] = "dst_ip",
+	[RP_F_PROTOCOL] = "protocol", [RP_F_SRC_PORT] = "src_port",
+	[RP_F_DST_PORT] = "dst_port",
+};
+
+static int lookup(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -EINVAL;
+}
+
+int rp_hash_alg_parse(const char *s, enum rp_hash_alg *alg)
+{
+	int i = lookup(alg_names, 5, s);
+
+	if (i < 0)
+		return i;
+	*alg = i;
+	return 0;
+}
+
+int rp_hash_sel_parse(const char *s, enum rp_hash_sel *sel)
+{
+	int i = lookup(sel_names, 3, s);
+
+	if (i < 0)
+		return i;
+	*sel = i;
+	return 0;
+}
+
+int rp_hash_field_parse(const char *s, enum rp_hash_field *f)
+{
+	int i = lookup(field_names, 5, s);
+
+	if (i < 0)
+		return i;
+	*f = i;
+	return 0;
+}
+
+const char *rp_hash_alg_name(enum rp_hash_alg alg)
+{
+	return alg_names[alg];
+}
+
+static size_t put_addr(uint8_t *p, const struct rp_addr *a)
+{
+	size_t n = a->family == 6 ? 16 : 4;
+
+	memcpy(p, a->b, n);
+	return n;
+}
+
+static size_t build(const struct rp_hash_model *m, const struct rp_addr *src,
+		    const struct rp_addr *dst, uint16_t sport, uint8_t *buf,
+		    size_t *sport_off, unsigned int *nsport)
+{
+	size_t n = 0;
+
+	buf[n++] = m->seed >> 24;
+	buf[n++] = m->seed >> 16;
+	buf[n++] = m->seed >> 8;
+	buf[n++] = m->seed;
+	if (nsport)
+		*nsport = 0;
+	for (unsigned int i = 0; i < m->nfields; i++) {
+		switch (m->fields[i]) {
+		case RP_F_SRC_IP:
+			n += put_addr(buf + n, src);
+			break;
+		case RP_F_DST_IP:
+			n += put_addr(buf + n, dst);
+			break;
+		case RP_F_PROTOCOL:
+			buf[n++] = 17;
+			break;
+		case RP_F_SRC_PORT:
+			if (nsport)
+				sport_off[(*nsport)++] = n;
+			buf[n++] = sport >> 8;
+			buf[n++] = sport;
+			break;
+		case RP_F_DST_PORT:
+			buf[n++] = 4791 >> 8;
+			buf[n++] = 4791 & 0xFF;
+			break;
+		}
+	}
+	return n;
+}
+
+size_t rp_hash_input(const struct rp_hash_model *m, const struct rp_addr *src,
+		     const struct rp_addr *dst, uint16_t sport, uint8_t *buf)
+{
+	return build(m, src, dst, sport, buf, NULL, NULL);
+}
+
+static int64_t value(const struct rp_hash_model *m, const uint8_t *buf,
+		     size_t len, uint16_t sport)
+{
+	uint32_t v;
+
+	switch (m->alg) {
+	case RP_HASH_CRC16_CCITT:
+		v = rp_crc16_ccitt(buf, len);
+		break;
+	case RP_HASH_CRC32:
+		v = rp_crc32(buf, len);
+		break;
+	case RP_HASH_CRC32C:
+		v = rp_crc32c(buf, len);
+		break;
+	case RP_HASH_XOR16:
+		v = rp_xor16(buf, len);
+		break;
+	case RP_HASH_TABLE:
+	default:
+		/* A measured table already is the member: no select. */
+		return m->table ? m->table[sport] : -1;
+	}
+	if (m->sel == RP_SEL_LO16)
+		v &= 0xFFFF;
+	else if (m->sel == RP_SEL_HI16)
+		v >>= 16;
+	return v;
+}
+
+int64_t rp_hash_value(const struct rp_hash_model *m, const struct rp_addr *src,
+		      const struct rp_addr *dst, uint16_t sport)
+{
+	uint8_t buf[4 + RP_HASH_MAX_FIELDS * 16];
+	size_t len = build(m, src, dst, sport, buf, NULL, NULL);
+
+	return value(m, buf, len, sport);
+}
+
+int rp_hash_member(const struct rp_hash_model *m, const struct rp_addr *src,
+		   const struct rp_addr *dst, uint16_t sport,
+		   unsigned int group)
+{
+	int64_t v = rp_hash_value(m, src, dst, sport);
+
+	return v < 0 ? -1 : (int)(v % group);
+}
+
+void rp_hash_ctx_init(struct rp_hash_ctx *c, const struct rp_hash_model *m,
+		      const struct rp_addr *src, const struct rp_addr *dst)
+{
+	c->m = m;
+	c->len = build(m, src, dst, 0, c->buf, c->sport_off, &c->nsport);
+}
+
+int rp_hash_ctx_member(struct rp_hash_ctx *c, uint16_t sport,
+		       unsigned int group)
+{
+	int64_t v;
+
+	for (unsigned int i = 0; i < c->nsport; i++) {
+		c->buf[c->sport_off[i]] = sport >> 8;
+		c->buf[c->sport_off[i] + 1] = sport;
+	}
+	v = value(c->m, c->buf, c->len, sport);
+	return v < 0 ? -1 : (int)(v % group);
+}
+
+uint16_t rp_qpn_sport(uint32_t lqpn, uint32_t rqpn)
+{
+	uint64_t v = (uint64_t)lqpn * rqpn;
+	uint32_t fl, lo, hi;
+
+	v ^= v >> 20;
+	v ^= v >> 40;
+	fl = v & 0xFFFFF;
+	lo = fl & 0x3FFF;
+	hi = fl & 0xFC000;
+	lo ^= hi >> 14;
+	return (uint16_t)(lo | 0xC000);
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Switch ECMP hash models of the contract ("Hash model"): CRCs written from
+ * their definitions, XOR16 and measured sport tables.
+ */
+#ifndef ROCEPATH_PLAN_HASH_H
+#define ROCEPATH_PLAN_HASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum rp_hash_alg {
+	RP_HASH_CRC16_CCITT,	/* CRC-16/CCITT-FALSE */
+	RP_HASH_CRC32,		/* CRC-32/ISO-HDLC */
+	RP_HASH_CRC32C,		/* CRC-32/ISCSI (Castagnoli) */
+	RP_HASH_XOR16,		/* XOR of big-endian 16-bit words */
+	RP_HASH_TABLE,		/* measured: sport -> member */
+};
+
+enum rp_hash_sel { RP_SEL_FULL, RP_SEL_LO16, RP_SEL_HI16 };
+
+enum rp_hash_field {
+	RP_F_SRC_IP, RP_F_DST_IP, RP_F_PROTOCOL, RP_F_SRC_PORT, RP_F_DST_PORT,
+};
+
+#define RP_HASH_MAX_FIELDS	16
+
+struct rp_hash_model {
+	enum rp_hash_alg alg;
+	enum rp_hash_sel sel;
+	uint32_t seed;
+	unsigned int nfields;
+	enum rp_hash_field fields[RP_HASH_MAX_FIELDS];
+	int32_t *table;		/* RP_HASH_TABLE: 65536 entries, -1 = absent */
+};
+
+/* An IPv4 (family 4, b[0..3]) or IPv6 (family 6, b[0..15]) address. */
+struct rp_addr {
+	uint8_t family;
+	uint8_t b[16];
+};
+
+uint16_t rp_crc16_ccitt(const void *buf, size_t len);
+uint32_t rp_crc32(const void *buf, size_t len);
+uint32_t rp_crc32c(const void *buf, size_t len);
+uint16_t rp_xor16(const void *buf, size_t len);
+
+/* Parses "crc32" etc.; -EINVAL when unknown. */
+int rp_hash_alg_parse(const char *s, enum rp_hash_alg *alg);
+int rp_hash_sel_parse(const char *s, enum rp_hash_sel *sel);
+int rp_hash_field_parse(const char *s, enum rp_hash_field *f);
+const char *rp_hash_alg_name(enum rp_hash_alg alg);
+
+/*
+ * Builds the hash input (seed, then the fields) into buf (>= 4 + 16 * 16
+ * bytes) and returns its length.
+ */
+size_t rp_hash_input(const struct rp_hash_model *m, const struct rp_addr *src,
+		     const struct rp_addr *dst, uint16_t sport, uint8_t *buf);
+
+/*
+ * The selected hash value for a packet of the flow, or -1 when the model is
+ * a table without an entry for sport.
+ */
+int64_t rp_hash_value(const struct rp_hash_model *m, const struct rp_addr *src,
+		      const struct rp_addr *dst, uint16_t sport);
+
+/* ECMP member (0..group-1), or -1 as above. group must be > 0. */
+int rp_hash_member(const struct rp_hash_model *m, const struct rp_addr *src,
+		   const struct rp_addr *dst, uint16_t sport,
+		   unsigned int group);
+
+/*
+ * Fast path for port searches: fixed src/dst, varying sport. Prepare once,
+ * then rp_hash_ctx_member() per port.
+ */
+struct rp_hash_ctx {
+	const struct rp_hash_model *m;
+	uint8_t buf[4 + RP_HASH_MAX_FIELDS * 16];
+	size_t len;
+	size_t sport_off[RP_HASH_MAX_FIELDS];
+	unsigned int nsport;
+};
+void rp_hash_ctx_init(struct rp_hash_ctx *c, const struct rp_hash_model *m,
+		      const struct rp_addr *src, const struct rp_addr *dst);
+int rp_hash_ctx_member(struct rp_hash_ctx *c, uint16_t sport,
+		       unsigned int group);
+
+/* Linux: rdma_flow_label_to_udp_sport(rdma_calc_flow_label(lqpn, rqpn)). */
+uint16_t rp_qpn_sport(uint32_t lqpn, uint32_t rqpn);
+
+#endif /* ROCEPATH_PLAN_HASH_H */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Planner internals shared by the planner's .c files and its unit tests. */
+#ifndef ROCEPATH_PLAN_INT_H
+#define ROCEPATH_PLAN_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "plan_hash.h"
+
+enum rp_tier { RP_TIER_LEAF, RP_TIER_SPINE };
+
+struct rp_switch {
+	char *name;
+	enum rp_tier tier;
+	int tidx;			/* index among leaves or spines */
+	struct rp_hash_model hash;
+};
+
+/* A leaf-spine link, normalised so that the leaf is the "a" end. */
+struct rp_link {
+	int leaf, spine;		/* leaf / spine index (not switch index) */
+	int leaf_port, spine_port;
+	bool up;
+};
+
+struct rp_nic {
+	int host;			/* host index */
+	int rail;
+	char *netdev;
+	char ip[48];			/* canonical text form */
+	struct rp_addr addr;
+	int leaf;			/* leaf index */
+};
+
+struct rp_host {
+	char *name;
+	int nic0, nnics;		/* nics[nic0 ..], sorted by rail */
+};
+
+struct rp_topo {
+	int nsw;
+	struct rp_switch *sw;		/* sorted by name */
+	int nleaves, nspines;
+	int *leaf_sw, *spine_sw;	/* tier index -> switch index */
+	int nlinks;
+	struct rp_link *links;		/* sorted (leaf, leaf_port) */
+	int nhosts;
+	struct rp_host *hosts;		/* sorted by name */
+	int nnics;
+	struct rp_nic *nics;		/* by (host, rail) */
+};
+
+enum rp_pattern { RP_PAT_RING, RP_PAT_ALLTOALL };
+
+struct rp_job {
+	char *id;
+	enum rp_pattern pattern;
+	int qps;
+	int nrails, *rails;		/* ascending */
+	int nhosts, *hosts;		/* host indices, in the listed order */
+};
+
+struct rp_place {
+	int njobs;
+	struct rp_job *jobs;		/* sorted by id */
+};
+
+/* Topology helpers */
+int rp_topo_find_host(const struct rp_topo *t, const char *name);
+int rp_topo_host_nic(const struct rp_topo *t, int host, int rail);
+static inline const char *rp_leaf_name(const struct rp_topo *t, int leaf)
+{
+	return t->sw[t->leaf_sw[leaf]].name;
+}
+static inline const char *rp_spine_name(const struct rp_topo *t, int spine)
+{
+	return t->sw[t->spine_sw[spine]].name;
+}
+
+void rp_err_set(struct rp_err *err, const char *file, const char *path,
+		int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/* Reads a whole file; -errno. */
+int rp_read_file(const char *path, char **text, size_t *len);
+
+#endif /* ROCEPATH_PLAN_INT_H */

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rocepathd configuration file parsing (json-c). */
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <linux/rocepath.h>
+
+#include "config.h"
+#include "log.h"
+
+#define P(n, a, m, d) { #n, ROCEPATH_A_DCQCN_##a, m, d }
+const struct rp_dcqcn_param rp_dcqcn_params[] = {
+	P(np_enable, NP_ENABLE, 1, 0),
+	P(rp_enable, RP_ENABLE, 1, 0),
+	P(rp_clamp_tgt_rate, RP_CLAMP_TGT_RATE, 1, 1),
+	P(rp_clamp_tgt_rate_ati, RP_CLAMP_TGT_RATE_ATI, 1, 1),
+	P(rp_time_reset, RP_TIME_RESET, UINT32_MAX, 1),
+	P(rp_byte_reset, RP_BYTE_RESET, UINT32_MAX, 1),
+	P(rp_threshold, RP_THRESHOLD, UINT32_MAX, 1),
+	P(rp_ai_rate, RP_AI_RATE, UINT32_MAX, 1),
+	P(rp_max_rate, RP_MAX_RATE, UINT32_MAX, 1),
+	P(rp_hai_rate, RP_HAI_RATE, UINT32_MAX, 1),
+	P(rp_min_dec_fac, RP_MIN_DEC_FAC, 100, 1),
+	P(rp_min_rate, RP_MIN_RATE, UINT32_MAX, 1),
+	P(rp_rate_to_set_on_first_cnp, RP_RATE_TO_SET_ON_FIRST_CNP, UINT32_MAX, 1),
+	P(rp_dce_tcp_g, RP_DCE_TCP_G, 1023, 1),
+	P(rp_dce_tcp_rtt, RP_DCE_TCP_RTT, UINT32_MAX, 1),
+	P(rp_rate_reduce_monitor_period, RP_RATE_REDUCE_MONITOR_PERIOD, UINT32_MAX, 1),
+	P(rp_initial_alpha_value, RP_INITIAL_ALPHA_VALUE, 1023, 1),
+	P(rp_gd, RP_GD, UINT32_MAX, 1),
+	P(np_min_time_between_cnps, NP_MIN_TIME_BETWEEN_CNPS, UINT32_MAX, 1),
+	P(np_cnp_dscp, NP_CNP_DSCP, 63, 1),
+	P(np_cnp_prio_mode, NP_CNP_PRIO_MODE, 1, 1),
+	P(np_cnp_prio, NP_CNP_PRIO, 7, 1),
+};
+#undef P
+const size_t rp_dcqcn_nparams = sizeof(rp_dcqcn_params) / sizeof(rp_dcqcn_params[0]);
+
+_Static_assert(sizeof(rp_dcqcn_params) / sizeof(rp_dcqcn_params[0]) <= 32,
+	       "rp_dcqcn_values holds 32 parameters");
+
+int rp_dcqcn_param_find(const char *name)
+{
+	for (size_t i = 0; i < rp_dcqcn_nparams; i++)
+		if (!strcmp(rp_dcqcn_params[i].name, name))
+			return i;
+	return -ENOENT;
+}
+
+static int cfg_err(char *err, size_t errlen, const char *path, const char *key,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int cfg_err(char *err, size_t errlen, const char *path, const char *key,
+		   const char *fmt, ...)
+{
+	char reason[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	if (key)
+		snprintf(err, errlen, "%s: key '%s': %s", path, key, reason);
+	else
+		snprintf(err, errlen, "%s: %s", path, reason);
+	return -EINVAL;
+}
+
+/* Relative paths are taken from the config file's directory. */
+static char *resolve_path(const char *cfgpath, const char *p)
+{
+	const char *slash;
+	char *out;
+
+	if (p[0] == '/')
+		return strdup(p);
+	slash = strrchr(cfgpath, '/');
+	if (!slash)
+		return strdup(p);
+	if (asprintf(&out, "%.*s/%s", (int)(slash - cfgpath), cfgpath, p) < 0)
+		return NULL;
+	return out;
+}
+
+static int get_string(json_object *v, const char *path, const char *key,
+		      const char **out, char *err, size_t errlen)
+{
+	if (!json_object_is_type(v, json_type_string))
+		return cfg_err(err, errlen, path, key, "expected a string");
+	*out = json_object_get_string(v);
+	if (!**out)
+		return cfg_err(err, errlen, path, key, "must not be empty");
+	return 0;
+}
+
+static int get_uint(json_object *v, const char *path, const char *key,
+		    uint64_t max, uint64_t *out, char *err, size_t errlen)
+{
+	int64_t x;
+
+	if (!json_object_is_type(v, json_type_int))
+		return cfg_err(err, errlen, path, key,
+			       "expected an integer 0..%llu", (unsigned long long)max);
+	errno = 0;
+	x = json_object_get_int64(v);
+	if (x < 0 || (uint64_t)x > max ||
+	    (x == INT64_MAX && errno == ERANGE))
+		return cfg_err(err, errlen, path, key,
+			       "value out of range 0..%llu", (unsigned long long)max);
+	*out = x;
+	return 0;
+}
+
+static int parse_dcqcn(json_object *obj, const char *path, struct rp_config *cfg,
+		       char *err, size_t errlen)
+{
+	size_t n = 0;
+	char key[256];
+
+	if (!json_object_is_type(obj, json_type_object))
+		return cfg_err(err, errlen, path, "dcqcn",
+			       "expected an object mapping device names to parameters");
+	cfg->dcqcn = calloc(json_object_object_length(obj) + 1, sizeof(*cfg->dcqcn));
+	if (!cfg->dcqcn)
+		return -ENOMEM;
+
+	json_object_object_foreach(obj, dev, params) {
+		struct rp_dcqcn_profile *p = &cfg->dcqcn[n];
+
+		snprintf(key, sizeof(key), "dcqcn.%s", dev);
+		if (!*dev || strlen(dev) >= sizeof(p->dev))
+			return cfg_err(err, errlen, path, key,
+				       "device name must be 1..%zu characters",
+				       sizeof(p->dev) - 1);
+		if (!json_object_is_type(params, json_type_object))
+			return cfg_err(err, errlen, path, key,
+				       "expected an object of parameters");
+		strcpy(p->dev, dev);
+		json_object_object_foreach(params, pname, pval) {
+			uint64_t v;
+			int i, ret;
+
+			snprintf(key, sizeof(key), "dcqcn.%s.%s", dev, pname);
+			i = rp_dcqcn_param_find(pname);
+			if (i < 0)
+				return cfg_err(err, errlen, path, key,
+					       "unknown DCQCN parameter (see rocepathd(8) for the list)");
+			ret = get_uint(pval, path, key, rp_dcqcn_params[i].max, &v,
+				       err, errlen);
+			if (ret)
+				return ret;
+			p->set |= 1ULL << i;
+			p->val[i] = v;
+		}
+		n++;
+		cfg->n_dcqcn = n;
+	}
+	return 0;
+}
+
+int rp_config_parse(const char *text, const char *path, struct rp_config *cfg,
+		    char *err, size_t errlen)
+{
+	const char *topology = NULL, *placement = NULL, *host = NULL;
+	enum json_tokener_error jerr;
+	struct json_tokener *tok;
+	json_object *root;
+	int ret = 0;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->log_level = RP_LOG_INFO;
+	cfg->debounce_ms = RP_DEBOUNCE_MS_DEFAULT;
+	cfg->resync_s = RP_RESYNC_S_DEFAULT;
+
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	root = json_tokener_parse_ex(tok, text, strlen(text));
+	jerr = json_tokener_get_error(tok);
+	if (!root || jerr != json_tokener_success ||
+	    tok->char_offset < (int)strlen(text)) {
+		/* Trailing garbage after a complete object is an error too. */
+		size_t off = tok->char_offset;
+
+		if (root && jerr == json_tokener_success) {
+			while (text[off] == ' ' || text[off] == '\n' ||
+			       text[off] == '\t' || text[off] == '\r')
+				off++;
+			if (!text[off])
+				goto parsed;
+			snprintf(err, errlen, "%s: invalid JSON: trailing data at offset %zu",
+				 path, off);
+		} else {
+			snprintf(err, errlen, "%s: invalid JSON at offset %zu: %s", path,
+				 off, json_tokener_error_desc(jerr == json_tokener_success ?
+							       json_tokener_error_parse_eof : jerr));
+		}
+		json_object_put(root);
+		json_tokener_free(tok);
+		return -EINVAL;
+	}
+parsed:
+	json_tokener_free(tok);
+	if (!json_object_is_type(root, json_type_object)) {
+		ret = cfg_err(err, errlen, path, NULL, "top level must be a JSON object");
+		goto out;
+	}
+
+	json_object_object_foreach(root, key, val) {
+		if (!strcmp(key, "topology")) {
+			ret = get_string(val, path, key, &topology, err, errlen);
+		} else if (!strcmp(key, "placement")) {
+			ret = get_string(val, path, key, &placement, err, errlen);
+		} else if (!strcmp(key, "host")) {
+			ret = get_string(val, path, key, &host, err, errlen);
+		} else if (!strcmp(key, "log_level")) {
+			const char *s;
+
+			ret = get_string(val, path, key, &s, err, errlen);
+			if (!ret) {
+				cfg->log_level = rp_log_level_parse(s);
+				if (cfg->log_level < 0)
+					ret = cfg_err(err, errlen, path, key,
+						      "'%s' is not one of error, warn, info, debug",
+						      s);
+			}
+		} else if (!strcmp(key, "debounce_ms")) {
+			uint64_t v;
+
+			ret = get_uint(val, path, key, RP_DEBOUNCE_MS_MAX, &v, err, errlen);
+			cfg->debounce_ms = v;
+		} else if (!strcmp(key, "resync_interval_s")) {
+			uint64_t v;
+
+			ret = get_uint(val, path, key, RP_RESYNC_S_MAX, &v, err, errlen);
+			cfg->resync_s = v;
+		} else if (!strcmp(key, "dcqcn")) {
+			ret = parse_dcqcn(val, path, cfg, err, errlen);
+		} else {
+			ret = cfg_err(err, errlen, path, key,
+				      "unknown key (known: topology, placement, host, dcqcn, log_level, debounce_ms, resync_interval_s)");
+		}
+		if (ret)
+			goto out;
+	}
+
+	if (!topology) {
+		ret = cfg_err(err, errlen, path, "topology", "missing (path of the topology file)");
+		goto out;
+	}
+	if (!placement) {
+		ret = cfg_err(err, errlen, path, "placement", "missing (path of the placement file)");
+		goto out;
+	}
+	cfg->path = strdup(path);
+	cfg->topology = resolve_path(path, topology);
+	cfg->placement = resolve_path(path, placement);
+	if (host) {
+		cfg->host = strdup(host);
+	} else {
+		char hn[HOST_NAME_MAX + 1] = "";
+
+		if (gethostname(hn, sizeof(hn)) < 0 || !hn[0]) {
+			ret = cfg_err(err, errlen, path, "host",
+				      "not set and the system host name is unavailable");
+			goto out;
+		}
+		hn[HOST_NAME_MAX] = '\0';
+		cfg->host = strdup(hn);
+	}
+	if (!cfg->path || !cfg->topology || !cfg->placement || !cfg->host)
+		ret = -ENOMEM;
+out:
+	json_object_put(root);
+	if (ret)
+		rp_config_free(cfg);
+	return ret;
+}
+
+int rp_config_load(const char *path, struct rp_config *cfg, char *err,
+		   size_t errlen)
+{
+	size_t len = 0, cap = 4096;
+	char *buf;
+	FILE *f;
+	int ret;
+
+	f = fopen(path, "re");
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-ret));
+		return ret;
+	}
+	buf = malloc(cap);
+	if (!buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	for (;;) {
+		size_t n = fread(buf + len, 1, cap - len - 1, f);
+
+		len += n;
+		if (len < cap - 1)
+			break;
+		if (cap >= (1 << 20)) {
+			free(buf);
+			fclose(f);
+			snprintf(err, errlen, "%s: larger than 1 MiB", path);
+			return -EFBIG;
+		}
+		cap *= 2;
+		char *nb = realloc(buf, cap);
+
+		if (!nb) {
+			free(buf);
+			fclose(f);
+			return -ENOMEM;
+		}
+		buf = nb;
+	}
+	if (ferror(f)) {
+		ret = -EIO;
+		snprintf(err, errlen, "%s: read error", path);
+		free(buf);
+		fclose(f);
+		return ret;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	if (strlen(buf) != len) {
+		free(buf);
+		snprintf(err, errlen, "%s: contains a NUL byte", path);
+		return -EINVAL;
+	}
+	ret = rp_config_parse(buf, path, cfg, err, errlen);
+	free(buf);
+	return ret;
+}
+
+void rp_config_free(struct rp_config *cfg)
+{
+	free(cfg->path);
+	free(cfg->topology);
+	free(cfg->placement);
+	free(cfg->host);
+	free(cfg->dcqcn);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+static void merge(struct rp_dcqcn_values *out, const struct rp_dcqcn_profile *p)
+{
+	for (size_t i = 0; i < rp_dcqcn_nparams; i++)
+		if (p->set & (1ULL << i))
+			out->val[i] = p->val[i];
+	out->set |= p->set;
+}
+
+int rp_config_dcqcn_for(const struct rp_config *cfg, const char *dev,
+			struct rp_dcqcn_values *out)
+{
+	int matched = 0;
+
+	memset(out, 0, sizeof(*out));
+	/* Pass 0: "*", pass 1: other patterns, pass 2: the exact name. */
+	for (int pass = 0; pass < 3; pass++) {
+		for (size_t i = 0; i < cfg->n_dcqcn; i++) {
+			const struct rp_dcqcn_profile *p = &cfg->dcqcn[i];
+			int star = !strcmp(p->dev, "*");
+			int exact = !strcmp(p->dev, dev);
+			int pat = !star && !exact && strpbrk(p->dev, "*?[") &&
+				  !fnmatch(p->dev, dev, 0);
+
+			if ((pass == 0 && star) || (pass == 1 && pat) ||
+			    (pass == 2 && exact)) {
+				merge(out, p);
+				matched++;
+			}
+		}
+	}
+	return matched;
+}

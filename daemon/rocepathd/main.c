@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocepathd: keeps this host's part of the rocepath plan installed.
+ *
+ * Reads the topology and placement files named in the config, computes the
+ * plan with the shared planner, installs this host's pins with one atomic
+ * pin-replace transaction when they differ from what is installed, pushes
+ * the DCQCN profile to every RDMA device, and keeps both right through
+ * file changes (inotify, SIGHUP), module reloads, new RDMA devices, event
+ * overruns and link flaps. SIGTERM/SIGINT exit leaving the pins in place.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "config.h"
+#include "genl_watch.h"
+#include "linkmon.h"
+#include "log.h"
+#include "nl.h"
+#include "reconcile.h"
+#include "sd_notify.h"
+#include "watch.h"
+
+#define RPD_VERSION "0.1"
+#define RETRY_MS_MIN 500
+#define RETRY_MS_MAX 30000
+#define REARM_MS 1000
+
+struct daemon {
+	const char *cfg_path;
+	bool dry_run;
+	bool debug;		/* -d: debug whatever the config says */
+	struct rp_config cfg;
+	struct rpd_kernel k;
+	struct rp_backend be;
+	struct rp_reconciler r;
+	struct rpd_watch w;
+	struct rpd_genl g;
+	bool have_genl;
+	struct rpd_linkmon lm;
+	int sfd;
+	bool module;		/* family present, request socket open */
+	bool ready;		/* READY=1 sent */
+	bool stop;
+	bool need_sync, need_dcqcn;
+	int64_t t_plan;		/* debounced replan deadline (0: none) */
+	int64_t t_change;	/* first file event of the pending change */
+	int64_t t_retry;	/* kernel work retry deadline */
+	int64_t t_rearm;	/* missing watch directory retry */
+	int64_t t_resync;	/* periodic pin check */
+	int backoff_ms;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"Usage: rocepathd [-c FILE] [-n] [-t] [-d] [-V] [-h]\n"
+		"  -c, --config FILE  configuration (default " RP_CONFIG_DEFAULT ")\n"
+		"  -n, --dry-run      plan and log, never touch the kernel\n"
+		"  -t, --check        check the config and plan once, print this host's\n"
+		"                     pins, exit (0: good, 1: bad)\n"
+		"  -d, --debug        log level debug (overrides the config)\n"
+		"  -V, --version      print the version\n"
+		"  -h, --help         this help\n"
+		"Signals: HUP reloads the config and files, TERM/INT exit (pins stay).\n");
+}
+
+static void status(struct daemon *d)
+{
+	if (!d->r.have_desired)
+		rp_sd_notifyf("STATUS=waiting for a valid plan: %s",
+			      d->r.last_error[0] ? d->r.last_error : "planning");
+	else if (!d->module && !d->dry_run)
+		rp_sd_notifyf("STATUS=waiting for the rocepath module (%zu pins planned)",
+			      d->r.desired.n);
+	else if (d->r.last_error[0])
+		rp_sd_notifyf("STATUS=%zu pins, generation %u; last error: %s",
+			      d->r.desired.n, d->r.installed_gen, d->r.last_error);
+	else
+		rp_sd_notifyf("STATUS=%zu pins installed, generation %u",
+			      d->r.desired.n, d->r.installed_gen);
+}
+
+static void module_close(struct daemon *d)
+{
+	if (d->k.nl)
+		rp_nl_close(d->k.nl);
+	d->k.nl = NULL;
+	if (d->have_genl)
+		rpd_genl_mon_close(&d->g);
+	d->module = false;
+}
+
+/* Open the request and monitor sockets; false while the module is absent. */
+static bool module_open(struct daemon *d)
+{
+	int ret;
+
+	if (d->dry_run)
+		return d->module = true;
+	if (d->module)
+		return true;
+	ret = rp_nl_open(&d->k.nl);
+	if (ret) {
+		d->k.nl = NULL;
+		if (ret != -ENOENT)
+			rpd_err("rocepath family: %s", strerror(-ret));
+		return false;
+	}
+	if (d->have_genl && rpd_genl_mon_open(&d->g))
+		rpd_warn("not following the monitor group; relying on periodic resync");
+	d->module = true;
+	rpd_info("rocepath module present (family id %u)", rp_nl_family_id(d->k.nl));
+	return true;
+}
+
+static void update_linkmon(struct daemon *d)
+{
+	const char *nd[RPD_LINKMON_MAX], *ib[RPD_LINKMON_MAX];
+	size_t n = 0;
+
+	if (!d->lm.mngr)
+		return;
+	for (size_t i = 0; i < d->r.devs.n && n < RPD_LINKMON_MAX; i++) {
+		nd[n] = d->r.devs.devs[i].netdev;
+		ib[n++] = d->r.devs.devs[i].ibdev;
+	}
+	rpd_linkmon_set(&d->lm, nd, ib, n);
+}
+
+static void schedule_retry(struct daemon *d, int64_t now)
+{
+	d->backoff_ms = d->backoff_ms ? d->backoff_ms * 2 : RETRY_MS_MIN;
+	if (d->backoff_ms > RETRY_MS_MAX)
+		d->backoff_ms = RETRY_MS_MAX;
+	d->t_retry = now + d->backoff_ms;
+	rpd_dbg("retrying in %d ms", d->backoff_ms);
+}
+
+static void kernel_work(struct daemon *d, int64_t now)
+{
+	int ret;
+
+	if (!module_open(d))
+		return;	/* the nlctrl watch wakes us up when it appears */
+	if (d->need_dcqcn) {
+		ret = rp_rec_dcqcn(&d->r);
+		if (ret == -ENOENT || ret == -ENODEV) {
+			module_close(d);
+			return;
+		}
+		update_linkmon(d);
+		d->need_dcqcn = ret < 0;
+		if (ret < 0) {
+			schedule_retry(d, now);
+			return;
+		}
+	}
+	if (d->need_sync) {
+		ret = rp_rec_sync(&d->r);
+		if (ret < 0) {
+			if (ret == -ENOENT || ret == -ENODEV)
+				module_close(d);
+			else
+				schedule_retry(d, now);
+			status(d);
+			return;
+		}
+		d->need_sync = false;
+		if (d->t_change && d->r.have_desired) {
+			int64_t dt = now_ms() - d->t_change;
+
+			if (ret > 0)
+				rpd_info("file change applied: pins installed %lld ms after the first file event (debounce %d ms)",
+					 (long long)dt, d->cfg.debounce_ms);
+			else
+				rpd_info("file change gave the installed pins; nothing pushed (%lld ms)",
+					 (long long)dt);
+		}
+		d->t_change = 0;
+		if (d->r.have_desired) {
+			d->backoff_ms = 0;
+			if (!d->ready) {
+				rp_sd_notify("READY=1");
+				d->ready = true;
+				rpd_info("ready: %zu pins in place", d->r.desired.n);
+			}
+		}
+	}
+	status(d);
+}
+
+static void do_plan(struct daemon *d)
+{
+	int ret = rp_rec_replan(&d->r);
+
+	if (ret >= 0)
+		d->need_sync = true;
+	else
+		d->t_change = 0;
+	status(d);
+}
+
+static int watch_files(struct daemon *d, int64_t now)
+{
+	const char *paths[2] = { d->cfg.topology, d->cfg.placement };
+	int ret = rpd_watch_set(&d->w, paths, 2);
+
+	if (ret < 0) {
+		rpd_err("watch: %s", strerror(-ret));
+		return ret;
+	}
+	d->t_rearm = ret ? now + REARM_MS : 0;
+	return 0;
+}
+
+static void reload(struct daemon *d, int64_t now)
+{
+	struct rp_config nc;
+	char err[1024];
+
+	if (rp_config_load(d->cfg_path, &nc, err, sizeof(err))) {
+		rpd_err("reload: %s; keeping the running configuration", err);
+		return;
+	}
+	rp_config_free(&d->cfg);
+	d->cfg = nc;	/* the reconciler points at d->cfg */
+	rp_log_set_level(d->debug ? RP_LOG_DEBUG : d->cfg.log_level);
+	rpd_info("reload: %s (topology %s, placement %s, host %s)", d->cfg_path,
+		 d->cfg.topology, d->cfg.placement, d->cfg.host);
+	watch_files(d, now);
+	d->t_resync = d->cfg.resync_s ? now + d->cfg.resync_s * 1000LL : 0;
+	d->t_change = now;
+	do_plan(d);
+	d->need_dcqcn = true;
+	d->need_sync = true;
+}
+
+static void on_signal(struct daemon *d, int64_t now)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGHUP:
+			rpd_info("SIGHUP: reloading");
+			reload(d, now);
+			break;
+		case SIGTERM:
+		case SIGINT:
+			rpd_info("SIG%s: exiting; the installed pins stay in place",
+				 sigabbrev_np(si.ssi_signo));
+			d->stop = true;
+			break;
+		}
+	}
+}
+
+static void on_genl_ctrl(struct daemon *d)
+{
+	int ev = rpd_genl_ctrl_read(&d->g);
+
+	if (ev < 0) {
+		rpd_err("nlctrl watch: %s", strerror(-ev));
+		return;
+	}
+	if (ev & RPD_EV_FAMILY_DEL) {
+		rpd_warn("rocepath module unloaded: its pins went with it; waiting for it to return");
+		module_close(d);
+		status(d);
+	}
+	if (ev & (RPD_EV_FAMILY_NEW | RPD_EV_RESYNC)) {
+		if (ev & RPD_EV_FAMILY_NEW)
+			rpd_info("rocepath module (re)loaded: re-pushing pins and DCQCN");
+		module_close(d);
+		d->need_sync = d->need_dcqcn = true;
+		d->t_retry = 0;
+		d->backoff_ms = 0;
+	}
+}
+
+static void on_genl_mon(struct daemon *d)
+{
+	int ev = rpd_genl_mon_read(&d->g);
+
+	if (ev < 0) {
+		rpd_err("monitor: %s", strerror(-ev));
+		return;
+	}
+	if (ev & (RPD_EV_DEV_ADD | RPD_EV_RESYNC))
+		d->need_dcqcn = d->need_sync = true;
+	if ((ev & RPD_EV_PINS) && d->g.pins_gen != d->r.installed_gen &&
+	    d->r.have_desired) {
+		rpd_info("pin set changed outside rocepathd (generation %u): reconciling",
+			 d->g.pins_gen);
+		d->need_sync = true;
+	}
+	if (ev & RPD_EV_DEV_DEL)
+		d->need_dcqcn = true;	/* refresh the device/link list */
+}
+
+static int setup_signals(struct daemon *d)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	signal(SIGPIPE, SIG_IGN);
+	d->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return d->sfd < 0 ? -errno : 0;
+}
+
+static int check_once(struct daemon *d)
+{
+	char summary[512] = "", err[1024] = "", buf[512];
+	struct rpd_pinset pins;
+	int ret;
+
+	rpd_pinset_init(&pins);
+	ret = rpd_plan_files(&d->cfg, &pins, summary, sizeof(summary), err,
+			     sizeof(err));
+	if (ret) {
+		fprintf(stderr, "Error: %s.\n", err[0] ? err : strerror(-ret));
+		rpd_pinset_free(&pins);
+		return 1;
+	}
+	rpd_pinset_normalize(&pins);
+	printf("host %s: %zu pins (%s)\n", d->cfg.host, pins.n, summary);
+	for (size_t i = 0; i < pins.n; i++) {
+		rpd_pin_format(&pins.pins[i], buf, sizeof(buf));
+		printf("pin %s\n", buf);
+	}
+	rpd_pinset_free(&pins);
+	return 0;
+}
+
+static void add_fd(struct pollfd *p, int *n, int fd)
+{
+	if (fd < 0)
+		return;
+	p[*n].fd = fd;
+	p[*n].events = POLLIN;
+	p[*n].revents = 0;
+	(*n)++;
+}
+
+static int run(struct daemon *d)
+{
+	int64_t now = now_ms();
+
+	if (setup_signals(d)) {
+		rpd_err("signals: %s", strerror(errno));
+		return 1;
+	}
+	if (rpd_watch_open(&d->w)) {
+		rpd_err("inotify: %s", strerror(errno));
+		return 1;
+	}
+	if (watch_files(d, now))
+		return 1;
+	if (!d->dry_run) {
+		int ret = rpd_genl_open(&d->g);
+
+		d->have_genl = !ret;
+		if (ret)
+			rpd_warn("cannot watch nlctrl (%s); polling for the module instead",
+				 strerror(-ret));
+		if (rpd_linkmon_open(&d->lm))
+			rpd_warn("link monitor disabled");
+	}
+	rpd_info("rocepathd " RPD_VERSION " starting: config %s, host %s, topology %s, placement %s%s",
+		 d->cfg.path, d->cfg.host, d->cfg.topology, d->cfg.placement,
+		 d->dry_run ? " (dry run)" : "");
+	if (!d->dry_run && !module_open(d))
+		rpd_warn("rocepath module not loaded; waiting for its generic netlink family");
+
+	d->t_change = 0;
+	do_plan(d);
+	d->need_dcqcn = true;
+	d->t_resync = d->cfg.resync_s ? now + d->cfg.resync_s * 1000LL : 0;
+
+	while (!d->stop) {
+		struct pollfd pfd[6];
+		int64_t next = -1, deadlines[4];
+		int n = 0, timeout, ifd, cfd, mfd, lfd;
+
+		now = now_ms();
+		if (d->t_plan && now >= d->t_plan) {
+			d->t_plan = 0;
+			do_plan(d);
+		}
+		if (d->t_rearm && now >= d->t_rearm) {
+			if (rpd_watch_rearm(&d->w)) {
+				d->t_rearm = now + REARM_MS;
+			} else {
+				d->t_rearm = 0;
+				/* The files may have appeared meanwhile. */
+				d->t_plan = now;
+			}
+		}
+		if (d->t_resync && now >= d->t_resync) {
+			d->t_resync = now + d->cfg.resync_s * 1000LL;
+			d->need_sync = true;
+			if (!d->have_genl)
+				d->need_dcqcn = true;	/* no event source */
+		}
+		if (d->t_retry && now >= d->t_retry)
+			d->t_retry = 0;
+		if ((d->need_sync || d->need_dcqcn) && !d->t_retry)
+			kernel_work(d, now);
+		if (!d->module && !d->have_genl && !d->dry_run && !d->t_retry &&
+		    (d->need_sync || d->need_dcqcn))
+			d->t_retry = now + 2000;	/* poll for the module */
+
+		deadlines[0] = d->t_plan;
+		deadlines[1] = d->t_rearm;
+		deadlines[2] = d->t_resync;
+		deadlines[3] = d->t_retry;
+		for (int i = 0; i < 4; i++)
+			if (deadlines[i] && (next < 0 || deadlines[i] < next))
+				next = deadlines[i];
+		now = now_ms();
+		timeout = next < 0 ? -1 : next <= now ? 0 : (int)(next - now);
+
+		add_fd(pfd, &n, d->sfd);
+		ifd = d->w.fd;
+		add_fd(pfd, &n, ifd);
+		cfd = d->have_genl ? rpd_genl_ctrl_fd(&d->g) : -1;
+		add_fd(pfd, &n, cfd);
+		mfd = d->have_genl ? rpd_genl_mon_fd(&d->g) : -1;
+		add_fd(pfd, &n, mfd);
+		lfd = rpd_linkmon_fd(&d->lm);
+		add_fd(pfd, &n, lfd);
+
+		if (poll(pfd, n, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			rpd_err("poll: %s", strerror(errno));
+			return 1;
+		}
+		now = now_ms();
+		for (int i = 0; i < n; i++) {
+			if (!pfd[i].revents)
+				continue;
+			if (pfd[i].fd == d->sfd) {
+				on_signal(d, now);
+			} else if (pfd[i].fd == ifd) {
+				int ch = rpd_watch_read(&d->w);
+
+				if (ch > 0) {
+					if (!d->t_change)
+						d->t_change = now;
+					d->t_plan = now + d->cfg.debounce_ms;
+					if (!d->t_rearm && rpd_watch_rearm(&d->w))
+						d->t_rearm = now + REARM_MS;
+				}
+			} else if (pfd[i].fd == cfd) {
+				on_genl_ctrl(d);
+			} else if (pfd[i].fd == mfd) {
+				on_genl_mon(d);
+			} else if (pfd[i].fd == lfd) {
+				if (rpd_linkmon_process(&d->lm) > 0)
+					d->need_sync = true;
+			}
+		}
+	}
+	rp_sd_notify("STOPPING=1");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "check", no_argument, NULL, 't' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct daemon d = { .cfg_path = RP_CONFIG_DEFAULT, .sfd = -1 };
+	bool check = false, debug = false;
+	char err[1024];
+	int c, ret;
+
+	rp_log_init();
+	while ((c = getopt_long(argc, argv, "c:ntdVh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			d.cfg_path = optarg;
+			break;
+		case 'n':
+			d.dry_run = true;
+			break;
+		case 't':
+			check = true;
+			break;
+		case 'd':
+			debug = true;
+			break;
+		case 'V':
+			printf("rocepathd " RPD_VERSION "\n");
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "Error: unexpected argument \"%s\".\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (rp_config_load(d.cfg_path, &d.cfg, err, sizeof(err))) {
+		fprintf(stderr, "Error: %s.\n", err);
+		return 1;
+	}
+	rp_log_set_level(debug ? RP_LOG_DEBUG : d.cfg.log_level);
+	if (check) {
+		ret = check_once(&d);
+		rp_config_free(&d.cfg);
+		return ret;
+	}
+
+	rpd_kernel_init(&d.k, d.dry_run);
+	rpd_backend_init(&d.be, &d.k);
+	rp_rec_init(&d.r, &d.be, &d.cfg);
+	d.debug = debug;
+	ret = run(&d);
+
+	rp_rec_free(&d.r);
+	module_close(&d);
+	if (d.have_genl)
+		rpd_genl_close(&d.g);
+	rpd_linkmon_close(&d.lm);
+	rpd_watch_close(&d.w);
+	rpd_kernel_free(&d.k);
+	if (d.sfd >= 0)
+		close(d.sfd);
+	rp_config_free(&d.cfg);
+	return ret;
+}

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Proves the CLI rejects bad input before anything is sent (exit 1, one
+ * "Error: ...." line naming the argument) and that its argument parsers
+ * take exactly the documented ranges. Runs ../rocepath next to this binary.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* kselftest_harness.h is not -Wextra clean. */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#include "kselftest_harness.h"
+
+#include "nl.h"
+#include "parse.h"
+
+TEST(parse_u32)
+{
+	uint32_t v;
+
+	EXPECT_EQ(0, rp_parse_u32("0", 10, &v));
+	EXPECT_EQ(0, v);
+	EXPECT_EQ(0, rp_parse_u32("010", 100, &v));
+	EXPECT_EQ(10, v);	/* decimal, not octal */
+	EXPECT_EQ(0, rp_parse_u32("0xffffff", ROCEPATH_QPN_MAX, &v));
+	EXPECT_EQ(0xffffff, v);
+	EXPECT_EQ(0, rp_parse_u32("4294967295", UINT32_MAX, &v));
+	EXPECT_EQ(UINT32_MAX, v);
+	EXPECT_EQ(-ERANGE, rp_parse_u32("4294967296", UINT32_MAX, &v));
+	EXPECT_EQ(-ERANGE, rp_parse_u32("99999999999999999999999", UINT32_MAX, &v));
+	EXPECT_EQ(-ERANGE, rp_parse_u32("16777216", ROCEPATH_QPN_MAX, &v));
+	EXPECT_EQ(-EINVAL, rp_parse_u32("", 10, &v));
+	EXPECT_EQ(-EINVAL, rp_parse_u32("-1", 10, &v));
+	EXPECT_EQ(-EINVAL, rp_parse_u32("+1", 10, &v));
+	EXPECT_EQ(-EINVAL, rp_parse_u32(" 1", 10, &v));
+	EXPECT_EQ(-EINVAL, rp_parse_u32("1 ", 10, &v));
+	EXPECT_EQ(-EINVAL, rp_parse_u32("1k", 10, &v));
+	EXPECT_EQ(-EINVAL, rp_parse_u32("0x", 10, &v));
+	EXPECT_EQ(-EINVAL, rp_parse_u32("0x-1", 10, &v));
+	EXPECT_EQ(-EINVAL, rp_parse_u32(NULL, 10, &v));
+}
+
+TEST(parse_sports)
+{
+	uint16_t p[8];
+	size_t n;
+
+	EXPECT_EQ(0, rp_parse_sport("49152", p));
+	EXPECT_EQ(0, rp_parse_sport("65535", p));
+	EXPECT_EQ(-ERANGE, rp_parse_sport("49151", p));
+	EXPECT_EQ(-ERANGE, rp_parse_sport("65536", p));
+	EXPECT_EQ(-ERANGE, rp_parse_sport("0", p));
+
+	ASSERT_EQ(0, rp_parse_sports("49152,50000,65535", p, 8, &n));
+	EXPECT_EQ(3, n);
+	EXPECT_EQ(50000, p[1]);
+	EXPECT_EQ(-EINVAL, rp_parse_sports("", p, 8, &n));
+	EXPECT_EQ(-EINVAL, rp_parse_sports("49152,", p, 8, &n));
+	EXPECT_EQ(-EINVAL, rp_parse_sports(",49152", p, 8, &n));
+	EXPECT_EQ(-EINVAL, rp_parse_sports("49152,,49153", p, 8, &n));
+	EXPECT_EQ(-EINVAL, rp_parse_sports("49152 49153", p, 8, &n));
+	EXPECT_EQ(-ERANGE, rp_parse_sports("49152,1", p, 8, &n));
+	EXPECT_EQ(-EEXIST, rp_parse_sports("49152,49152", p, 8, &n));
+	EXPECT_EQ(-E2BIG, rp_parse_sports("49152,49153,49154", p, 2, &n));
+}
+
+TEST(parse_ibdev)
+{
+	char name[80];
+
+	EXPECT_EQ(0, rp_parse_ibdev("rxe0"));
+	EXPECT_EQ(0, rp_parse_ibdev("mlx5_0"));
+	memset(name, 'a', 63);
+	name[63] = '\0';
+	EXPECT_EQ(0, rp_parse_ibdev(name));
+	name[63] = 'a';
+	name[64] = '\0';
+	EXPECT_EQ(-EINVAL, rp_parse_ibdev(name));
+	EXPECT_EQ(-EINVAL, rp_parse_ibdev(""));
+	EXPECT_EQ(-EINVAL, rp_parse_ibdev("a b"));
+	EXPECT_EQ(-EINVAL, rp_parse_ibdev("a/b"));
+}
+
+/* Runs the CLI; returns its exit status, captures stdout and stderr. */
+static int run(const char *const *args, char *out, size_t olen, char *err,
+	       size_t elen)
+{
+	char exe[PATH_MAX], bin[PATH_MAX + 32], *slash;
+	int po[2], pe[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -1;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	*slash = '\0';
+	snprintf(bin, sizeof(bin), "%s/../../rocepath", exe);
+	if (access(bin, X_OK))
+		return -2;
+	if (pipe(po) || pipe(pe))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		const char *argv[32] = { bin };
+
+		for (int i = 0; args[i] && i < 30; i++)
+			argv[i + 1] = args[i];
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		close(po[0]);
+		close(pe[0]);
+		execv(bin, (char **)argv);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	n = read(po[0], out, olen - 1);
+	out[n > 0 ? n : 0] = '\0';
+	n = read(pe[0], err, elen - 1);
+	err[n > 0 ? n : 0] = '\0';
+	close(po[0]);
+	close(pe[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static const struct {
+	const char *args[12];
+	int status;
+	const char *err;	/* expected stderr prefix ("" = empty) */
+} cases[] = {
+	{ { "help" }, 0, "" },
+	{ { "pin", "help" }, 0, "" },
+	{ { "dcqcn", "help" }, 0, "" },
+	{ { "-V" }, 0, "" },
+	{ { NULL }, 1, "Usage:" },
+	{ { "bogus" }, 1, "Error: object \"bogus\" is unknown" },
+	{ { "-z", "pin", "show" }, 1, "Error: option \"-z\" is unknown" },
+	{ { "pin", "frob" }, 1, "Error: pin: unknown command \"frob\"" },
+	{ { "pin", "add", "remote", "192.0.2.300", "sport", "49152" }, 1,
+	  "Error: remote: \"192.0.2.300\" is not an IPv4 or IPv6 address." },
+	{ { "pin", "add", "remote", "192.0.2.2", "sport", "49151" }, 1,
+	  "Error: sport: \"49151\": out of range" },
+	{ { "pin", "add", "remote", "192.0.2.2", "sport", "49152,x" }, 1,
+	  "Error: sport: \"49152,x\": invalid value" },
+	{ { "pin", "add", "remote", "192.0.2.2" }, 1,
+	  "Error: pin add: sport PORT[,PORT...] is required." },
+	{ { "pin", "add", "sport", "49152" }, 1,
+	  "Error: pin add: remote ADDR is required." },
+	{ { "pin", "add", "remote", "192.0.2.2", "sport", "49152", "rqpn",
+	    "16777216" }, 1, "Error: rqpn: \"16777216\" is not a QP number" },
+	{ { "pin", "add", "remote", "192.0.2.2", "sport", "49152", "lqpn" }, 1,
+	  "Error: lqpn: missing argument." },
+	{ { "pin", "add", "remote", "192.0.2.2", "remote", "192.0.2.3" }, 1,
+	  "Error: remote: given twice." },
+	{ { "pin", "add", "remote", "192.0.2.2", "sport", "49152", "foo", "1" },
+	  1, "Error: pin add: unknown argument \"foo\"" },
+	{ { "pin", "del", "remote", "192.0.2.2", "sport", "49152" }, 1,
+	  "Error: pin del: unknown argument \"sport\"" },
+	{ { "pin", "replace" }, 1,
+	  "Error: pin replace: file PINS.json is required." },
+	{ { "pin", "replace", "file", "/nonexistent.json" }, 1,
+	  "Error: /nonexistent.json: No such file or directory." },
+	{ { "qp", "show", "dev" }, 1, "Error: dev: missing argument." },
+	{ { "flow", "show", "bogus" }, 1,
+	  "Error: flow show: unknown argument \"bogus\"" },
+	{ { "dcqcn", "set", "dev", "rxe0" }, 1,
+	  "Error: dcqcn set: at least one PARAM VALUE is required." },
+	{ { "dcqcn", "set", "rp_ai_rate", "5" }, 1,
+	  "Error: dcqcn set: dev IBDEV is required." },
+	{ { "dcqcn", "set", "dev", "rxe0", "rp_ai_rate", "-5" }, 1,
+	  "Error: rp_ai_rate: \"-5\" is not an unsigned 32-bit number." },
+	{ { "dcqcn", "set", "dev", "rxe0", "np_enable", "2" }, 1,
+	  "Error: np_enable: must be 0 or 1." },
+	{ { "dcqcn", "set", "dev", "rxe0", "rp-ai-rate", "5" }, 1,
+	  "Error: dcqcn set: unknown parameter \"rp-ai-rate\"" },
+	{ { "stats", "extra" }, 1, "Error: stats: unknown argument \"extra\"" },
+	{ { "monitor", "extra" }, 1, "Error: monitor: unknown argument" },
+};
+
+TEST(bad_input_rejected_before_sending)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char out[8192], err[4096];
+		int st = run(cases[i].args, out, sizeof(out), err, sizeof(err));
+
+		if (st == -2)
+			SKIP(return, "rocepath binary not built (make -C daemon)");
+		EXPECT_EQ(cases[i].status, st) TH_LOG("case %zu: %s", i, err);
+		if (cases[i].err[0]) {
+			EXPECT_EQ(0, strncmp(err, cases[i].err,
+					     strlen(cases[i].err)))
+				TH_LOG("case %zu: got \"%s\" want \"%s\"", i,
+				       err, cases[i].err);
+			/* Exactly one line. */
+			if (!strncmp(err, "Error:", 6))
+				EXPECT_EQ(err + strlen(err) - 1,
+					  strchr(err, '\n'));
+		} else {
+			EXPECT_STREQ("", err);
+		}
+		if (cases[i].status)
+			EXPECT_STREQ("", out) TH_LOG("case %zu", i);
+	}
+}
+
+TEST(bad_pins_file_names_file_and_index)
+{
+	char path[] = "/tmp/rp-test-cli-XXXXXX", out[1024], err[1024];
+	const char *text = "[{\"remote\": \"192.0.2.2\", \"sports\": [49152]},"
+			   " {\"remote\": \"192.0.2.3\", \"sports\": [1]}]";
+	const char *args[] = { "-j", "pin", "replace", "file", path, NULL };
+	char want[256];
+	int fd = mkstemp(path), st;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(strlen(text), write(fd, text, strlen(text)));
+	close(fd);
+	st = run(args, out, sizeof(out), err, sizeof(err));
+	unlink(path);
+	if (st == -2)
+		SKIP(return, "rocepath binary not built");
+	EXPECT_EQ(1, st);
+	snprintf(want, sizeof(want),
+		 "Error: %s: pin 1: sports[0] is not a port in 49152..65535.\n",
+		 path);
+	EXPECT_STREQ(want, err);
+	EXPECT_STREQ("", out);
+}
+
+TEST(missing_module_is_clear)
+{
+	const char *args[] = { "-j", "pin", "show", NULL };
+	char out[1024], err[1024];
+	struct rp_nl *nl;
+	int st;
+
+	if (!rp_nl_open(&nl)) {
+		rp_nl_close(nl);
+		SKIP(return, "the rocepath family is present here");
+	}
+	st = run(args, out, sizeof(out), err, sizeof(err));
+	if (st == -2)
+		SKIP(return, "rocepath binary not built");
+	EXPECT_EQ(1, st);
+	EXPECT_STREQ("", out);
+	EXPECT_NE(NULL, strstr(err, "rocepath generic netlink family not found"));
+	EXPECT_EQ(0, strncmp(err, "Error: ", 7));
+}
+
+TEST_HARNESS_MAIN

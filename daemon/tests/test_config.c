@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocepathd config parsing: a good file parses with the documented
+ * defaults, and every bad key is rejected with an error that names the
+ * file and the key.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* kselftest_harness.h is not -Wextra clean. */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#include "kselftest_harness.h"
+
+#include "config.h"
+#include "log.h"
+
+#define F "/etc/rocepath/test.conf"
+
+/* A complete config parses; relative paths follow the config file. */
+TEST(good_full)
+{
+	const char *text =
+		"{\"topology\": \"/etc/rocepath/topology.json\",\n"
+		" \"placement\": \"placement.json\",\n"
+		" \"host\": \"h1\", \"log_level\": \"debug\", \"debounce_ms\": 50,\n"
+		" \"resync_interval_s\": 0,\n"
+		" \"dcqcn\": {\"*\": {\"np_enable\": 1, \"rp_enable\": 1},\n"
+		"           \"mlx5_0\": {\"rp_ai_rate\": 5, \"np_enable\": 0}}}\n";
+	struct rp_config c;
+	char err[512] = "";
+
+	ASSERT_EQ(0, rp_config_parse(text, F, &c, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_STREQ("/etc/rocepath/topology.json", c.topology);
+	EXPECT_STREQ("/etc/rocepath/placement.json", c.placement);
+	EXPECT_STREQ("h1", c.host);
+	EXPECT_STREQ(F, c.path);
+	EXPECT_EQ(RP_LOG_DEBUG, c.log_level);
+	EXPECT_EQ(50, c.debounce_ms);
+	EXPECT_EQ(0, c.resync_s);
+	EXPECT_EQ(2, c.n_dcqcn);
+	rp_config_free(&c);
+}
+
+/* Only topology and placement are required; host is the system host name. */
+TEST(good_minimal_defaults)
+{
+	const char *text = "{\"topology\": \"t.json\", \"placement\": \"/run/p.json\"}";
+	char hn[HOST_NAME_MAX + 1] = "";
+	struct rp_config c;
+	char err[512] = "";
+
+	ASSERT_EQ(0, rp_config_parse(text, "rel.conf", &c, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, gethostname(hn, sizeof(hn)));
+	EXPECT_STREQ(hn, c.host);
+	EXPECT_STREQ("t.json", c.topology);
+	EXPECT_STREQ("/run/p.json", c.placement);
+	EXPECT_EQ(RP_LOG_INFO, c.log_level);
+	EXPECT_EQ(RP_DEBOUNCE_MS_DEFAULT, c.debounce_ms);
+	EXPECT_EQ(RP_RESYNC_S_DEFAULT, c.resync_s);
+	EXPECT_EQ(0, c.n_dcqcn);
+	rp_config_free(&c);
+}
+
+/* "*" applies first, then patterns, then the exact device name wins. */
+TEST(dcqcn_merge_precedence)
+{
+	const char *text =
+		"{\"topology\": \"t\", \"placement\": \"p\", \"dcqcn\": {"
+		"\"mlx5_0\": {\"rp_ai_rate\": 7},"
+		"\"mlx5_*\": {\"rp_ai_rate\": 6, \"rp_hai_rate\": 60},"
+		"\"*\": {\"np_enable\": 1, \"rp_enable\": 1, \"rp_ai_rate\": 5}}}";
+	int ai = rp_dcqcn_param_find("rp_ai_rate");
+	int hai = rp_dcqcn_param_find("rp_hai_rate");
+	int np = rp_dcqcn_param_find("np_enable");
+	struct rp_dcqcn_values v;
+	struct rp_config c;
+	char err[512] = "";
+
+	ASSERT_EQ(0, rp_config_parse(text, F, &c, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_GE(ai, 0);
+	ASSERT_GE(hai, 0);
+	ASSERT_GE(np, 0);
+
+	EXPECT_EQ(3, rp_config_dcqcn_for(&c, "mlx5_0", &v));
+	EXPECT_EQ(7, v.val[ai]);
+	EXPECT_EQ(60, v.val[hai]);
+	EXPECT_EQ(1, v.val[np]);
+
+	EXPECT_EQ(2, rp_config_dcqcn_for(&c, "mlx5_1", &v));
+	EXPECT_EQ(6, v.val[ai]);
+
+	EXPECT_EQ(1, rp_config_dcqcn_for(&c, "rxe0", &v));
+	EXPECT_EQ(5, v.val[ai]);
+	EXPECT_FALSE(v.set & (1ULL << hai));
+	rp_config_free(&c);
+
+	ASSERT_EQ(0, rp_config_parse("{\"topology\": \"t\", \"placement\": \"p\"}",
+				     F, &c, err, sizeof(err)));
+	EXPECT_EQ(0, rp_config_dcqcn_for(&c, "rxe0", &v));
+	EXPECT_EQ(0, v.set);
+	rp_config_free(&c);
+}
+
+/* Every parameter name of `rocepath dcqcn set` is accepted. */
+TEST(dcqcn_all_params)
+{
+	char text[4096];
+	size_t off;
+	struct rp_config c;
+	char err[512] = "";
+
+	off = snprintf(text, sizeof(text),
+		       "{\"topology\": \"t\", \"placement\": \"p\", \"dcqcn\": {\"rxe0\": {");
+	for (size_t i = 0; i < rp_dcqcn_nparams; i++)
+		off += snprintf(text + off, sizeof(text) - off, "%s\"%s\": 1",
+				i ? ", " : "", rp_dcqcn_params[i].name);
+	snprintf(text + off, sizeof(text) - off, "}}}");
+	ASSERT_EQ(0, rp_config_parse(text, F, &c, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ((1ULL << rp_dcqcn_nparams) - 1, c.dcqcn[0].set);
+	EXPECT_EQ(22, rp_dcqcn_nparams);
+	rp_config_free(&c);
+}
+
+/* A missing file is reported with its name and the errno text. */
+TEST(load_missing_file)
+{
+	struct rp_config c;
+	char err[512] = "";
+
+	EXPECT_EQ(-ENOENT, rp_config_load("/nonexistent/rocepathd.conf", &c, err,
+					  sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "/nonexistent/rocepathd.conf"));
+	EXPECT_NE(NULL, strstr(err, "No such file"));
+}
+
+/* A file on disk parses the same as the string. */
+TEST(load_file)
+{
+	char path[] = "/tmp/rocepathd-test-XXXXXX";
+	const char *text = "{\"topology\": \"topo.json\", \"placement\": \"p.json\", \"host\": \"hx\"}";
+	struct rp_config c;
+	char err[512] = "", want[PATH_MAX];
+	int fd;
+
+	fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ((ssize_t)strlen(text), write(fd, text, strlen(text)));
+	close(fd);
+	ASSERT_EQ(0, rp_config_load(path, &c, err, sizeof(err))) TH_LOG("%s", err);
+	snprintf(want, sizeof(want), "/tmp/topo.json");
+	EXPECT_STREQ(want, c.topology);
+	EXPECT_STREQ("hx", c.host);
+	rp_config_free(&c);
+	unlink(path);
+}
+
+FIXTURE(bad) {
+	struct rp_config c;
+	char err[512];
+};
+
+FIXTURE_VARIANT(bad) {
+	const char *text;
+	const char *key;	/* must appear in the error as key '<key>' */
+	const char *reason;	/* substring of the error */
+};
+
+FIXTURE_SETUP(bad)
+{
+	memset(self, 0, sizeof(*self));
+}
+
+FIXTURE_TEARDOWN(bad)
+{
+	rp_config_free(&self->c);
+}
+
+#define TP "\"topology\": \"t\", \"placement\": \"p\""
+
+FIXTURE_VARIANT_ADD(bad, not_json) { .text = "{\"topology\": ", .reason = "invalid JSON" };
+FIXTURE_VARIANT_ADD(bad, empty_file) { .text = "", .reason = "invalid JSON" };
+FIXTURE_VARIANT_ADD(bad, trailing) { .text = "{" TP "} x", .reason = "trailing" };
+FIXTURE_VARIANT_ADD(bad, not_object) { .text = "[1, 2]", .reason = "JSON object" };
+FIXTURE_VARIANT_ADD(bad, unknown_key) { .text = "{" TP ", \"topolgy\": \"x\"}", .key = "topolgy", .reason = "unknown key" };
+FIXTURE_VARIANT_ADD(bad, topology_missing) { .text = "{\"placement\": \"p\"}", .key = "topology", .reason = "missing" };
+FIXTURE_VARIANT_ADD(bad, placement_missing) { .text = "{\"topology\": \"t\"}", .key = "placement", .reason = "missing" };
+FIXTURE_VARIANT_ADD(bad, topology_type) { .text = "{\"topology\": 1, \"placement\": \"p\"}", .key = "topology", .reason = "string" };
+FIXTURE_VARIANT_ADD(bad, topology_empty) { .text = "{\"topology\": \"\", \"placement\": \"p\"}", .key = "topology", .reason = "empty" };
+FIXTURE_VARIANT_ADD(bad, placement_type) { .text = "{\"topology\": \"t\", \"placement\": null}", .key = "placement", .reason = "string" };
+FIXTURE_VARIANT_ADD(bad, host_type) { .text = "{" TP ", \"host\": [\"h1\"]}", .key = "host", .reason = "string" };
+FIXTURE_VARIANT_ADD(bad, host_empty) { .text = "{" TP ", \"host\": \"\"}", .key = "host", .reason = "empty" };
+FIXTURE_VARIANT_ADD(bad, log_level_value) { .text = "{" TP ", \"log_level\": \"loud\"}", .key = "log_level", .reason = "loud" };
+FIXTURE_VARIANT_ADD(bad, log_level_type) { .text = "{" TP ", \"log_level\": 7}", .key = "log_level", .reason = "string" };
+FIXTURE_VARIANT_ADD(bad, debounce_negative) { .text = "{" TP ", \"debounce_ms\": -1}", .key = "debounce_ms", .reason = "range" };
+FIXTURE_VARIANT_ADD(bad, debounce_big) { .text = "{" TP ", \"debounce_ms\": 60001}", .key = "debounce_ms", .reason = "range" };
+FIXTURE_VARIANT_ADD(bad, debounce_type) { .text = "{" TP ", \"debounce_ms\": \"200\"}", .key = "debounce_ms", .reason = "integer" };
+FIXTURE_VARIANT_ADD(bad, debounce_float) { .text = "{" TP ", \"debounce_ms\": 1.5}", .key = "debounce_ms", .reason = "integer" };
+FIXTURE_VARIANT_ADD(bad, resync_big) { .text = "{" TP ", \"resync_interval_s\": 86401}", .key = "resync_interval_s", .reason = "range" };
+FIXTURE_VARIANT_ADD(bad, dcqcn_type) { .text = "{" TP ", \"dcqcn\": [1]}", .key = "dcqcn", .reason = "object" };
+FIXTURE_VARIANT_ADD(bad, dcqcn_dev_type) { .text = "{" TP ", \"dcqcn\": {\"rxe0\": 1}}", .key = "dcqcn.rxe0", .reason = "object" };
+FIXTURE_VARIANT_ADD(bad, dcqcn_dev_empty) { .text = "{" TP ", \"dcqcn\": {\"\": {}}}", .key = "dcqcn.", .reason = "device name" };
+FIXTURE_VARIANT_ADD(bad, dcqcn_dev_long) {
+	.text = "{" TP ", \"dcqcn\": {\"d123456789012345678901234567890123456789012345678901234567890123\": {}}}",
+	.key = "dcqcn.d123456789012345678901234567890123456789012345678901234567890123",
+	.reason = "device name" };
+FIXTURE_VARIANT_ADD(bad, dcqcn_param_unknown) { .text = "{" TP ", \"dcqcn\": {\"*\": {\"rp_ai_rat\": 5}}}", .key = "dcqcn.*.rp_ai_rat", .reason = "unknown DCQCN parameter" };
+FIXTURE_VARIANT_ADD(bad, dcqcn_param_negative) { .text = "{" TP ", \"dcqcn\": {\"*\": {\"rp_ai_rate\": -5}}}", .key = "dcqcn.*.rp_ai_rate", .reason = "range" };
+FIXTURE_VARIANT_ADD(bad, dcqcn_param_big) { .text = "{" TP ", \"dcqcn\": {\"*\": {\"rp_ai_rate\": 4294967296}}}", .key = "dcqcn.*.rp_ai_rate", .reason = "range" };
+FIXTURE_VARIANT_ADD(bad, dcqcn_enable_two) { .text = "{" TP ", \"dcqcn\": {\"rxe0\": {\"np_enable\": 2}}}", .key = "dcqcn.rxe0.np_enable", .reason = "0..1" };
+FIXTURE_VARIANT_ADD(bad, dcqcn_dscp_range) { .text = "{" TP ", \"dcqcn\": {\"rxe0\": {\"np_cnp_dscp\": 64}}}", .key = "dcqcn.rxe0.np_cnp_dscp", .reason = "0..63" };
+FIXTURE_VARIANT_ADD(bad, dcqcn_param_string) { .text = "{" TP ", \"dcqcn\": {\"rxe0\": {\"rp_enable\": \"1\"}}}", .key = "dcqcn.rxe0.rp_enable", .reason = "integer" };
+FIXTURE_VARIANT_ADD(bad, dcqcn_param_bool) { .text = "{" TP ", \"dcqcn\": {\"rxe0\": {\"rp_enable\": true}}}", .key = "dcqcn.rxe0.rp_enable", .reason = "integer" };
+
+/* The bad config is rejected, and the error names the file, key and reason. */
+TEST_F(bad, rejected)
+{
+	char want[256];
+	int ret;
+
+	ret = rp_config_parse(variant->text, F, &self->c, self->err, sizeof(self->err));
+	ASSERT_EQ(-EINVAL, ret);
+	TH_LOG("%s", self->err);
+	EXPECT_EQ(0, strncmp(self->err, F ": ", strlen(F ": ")));
+	if (variant->key) {
+		snprintf(want, sizeof(want), "key '%s'", variant->key);
+		EXPECT_NE(NULL, strstr(self->err, want));
+	}
+	EXPECT_NE(NULL, strstr(self->err, variant->reason));
+	EXPECT_EQ(NULL, self->c.topology);
+}
+
+TEST_HARNESS_MAIN

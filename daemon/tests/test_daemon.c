@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocepathd plumbing on the host: the inotify watcher sees in-place
+ * writes, rename-over replacement (editors, schedulers), deletion and
+ * re-creation, and ignores other files; the sd_notify client speaks the
+ * protocol; plan pins in JSON convert to the reconciler's form.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+/* kselftest_harness.h is not -Wextra clean. */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#include "kselftest_harness.h"
+
+#include "backend.h"
+#include "log.h"
+#include "reconcile.h"
+#include "sd_notify.h"
+#include "watch.h"
+
+static void put(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0)
+		return;
+	if (write(fd, text, strlen(text)) < 0)
+		perror(path);
+	close(fd);
+}
+
+/* Events for the watch, waiting up to 2 s for the first one. */
+static int wait_changes(struct rpd_watch *w)
+{
+	struct pollfd p = { .fd = w->fd, .events = POLLIN };
+	int mask = 0;
+
+	if (poll(&p, 1, 2000) <= 0)
+		return 0;
+	usleep(20000);	/* let a burst of events arrive */
+	mask = rpd_watch_read(w);
+	return mask;
+}
+
+FIXTURE(watch) {
+	char dir[64];
+	char topo[128], place[128], other[128], tmp[128];
+	struct rpd_watch w;
+};
+
+FIXTURE_SETUP(watch)
+{
+	const char *paths[2];
+
+	rp_log_set_level(RP_LOG_ERR);
+	strcpy(self->dir, "/tmp/rocepathd-watch-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(self->topo, sizeof(self->topo), "%s/topology.json", self->dir);
+	snprintf(self->place, sizeof(self->place), "%s/sub/placement.json", self->dir);
+	snprintf(self->other, sizeof(self->other), "%s/sub/other.json", self->dir);
+	snprintf(self->tmp, sizeof(self->tmp), "%s/sub/.placement.json.tmp", self->dir);
+	snprintf(self->tmp, sizeof(self->tmp), "%s/sub", self->dir);
+	ASSERT_EQ(0, mkdir(self->tmp, 0755));
+	snprintf(self->tmp, sizeof(self->tmp), "%s/sub/.placement.json.tmp", self->dir);
+	put(self->topo, "{}");
+	put(self->place, "{}");
+	ASSERT_EQ(0, rpd_watch_open(&self->w));
+	paths[0] = self->topo;
+	paths[1] = self->place;
+	ASSERT_EQ(0, rpd_watch_set(&self->w, paths, 2));
+}
+
+FIXTURE_TEARDOWN(watch)
+{
+	char cmd[128];
+
+	rpd_watch_close(&self->w);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
+	if (system(cmd))
+		perror(cmd);
+}
+
+/* An in-place write (IN_CLOSE_WRITE) marks exactly that file. */
+TEST_F(watch, write_in_place)
+{
+	put(self->place, "{\"jobs\": []}");
+	EXPECT_EQ(1 << 1, wait_changes(&self->w));
+	put(self->topo, "{\"x\": 1}");
+	EXPECT_EQ(1 << 0, wait_changes(&self->w));
+}
+
+/* Write a temp file and rename it over (IN_MOVED_TO), as editors do. */
+TEST_F(watch, rename_over)
+{
+	put(self->tmp, "{\"jobs\": [1]}");
+	/* The temp file itself is not one of ours. */
+	EXPECT_EQ(0, rpd_watch_read(&self->w));
+	ASSERT_EQ(0, rename(self->tmp, self->place));
+	EXPECT_EQ(1 << 1, wait_changes(&self->w));
+	/* And again: the new inode is followed too (the directory is watched). */
+	put(self->tmp, "{\"jobs\": [2]}");
+	(void)rpd_watch_read(&self->w);
+	ASSERT_EQ(0, rename(self->tmp, self->place));
+	EXPECT_EQ(1 << 1, wait_changes(&self->w));
+}
+
+/* Deletion and re-creation are both seen. */
+TEST_F(watch, delete_and_create)
+{
+	ASSERT_EQ(0, unlink(self->place));
+	EXPECT_EQ(1 << 1, wait_changes(&self->w));
+	put(self->place, "{}");
+	EXPECT_EQ(1 << 1, wait_changes(&self->w));
+}
+
+/* Other files in the same directory are ignored. */
+TEST_F(watch, other_files_ignored)
+{
+	struct pollfd p = { .fd = self->w.fd, .events = POLLIN };
+
+	put(self->other, "{}");
+	ASSERT_EQ(1, poll(&p, 1, 2000));
+	EXPECT_EQ(0, rpd_watch_read(&self->w));
+}
+
+/* A missing directory is reported and picked up once it exists. */
+TEST_F(watch, missing_directory)
+{
+	char late[160], latedir[140];
+	const char *paths[2];
+
+	snprintf(latedir, sizeof(latedir), "%s/late", self->dir);
+	snprintf(late, sizeof(late), "%s/placement.json", latedir);
+	paths[0] = self->topo;
+	paths[1] = late;
+	EXPECT_EQ(1, rpd_watch_set(&self->w, paths, 2));
+	EXPECT_EQ(1, rpd_watch_rearm(&self->w));
+	ASSERT_EQ(0, mkdir(latedir, 0755));
+	EXPECT_EQ(0, rpd_watch_rearm(&self->w));
+	put(late, "{}");
+	EXPECT_EQ(1 << 1, wait_changes(&self->w));
+}
+
+/* Kubernetes ConfigMap style: the "..data" symlink is swapped. */
+TEST_F(watch, configmap_data_swap)
+{
+	char data[160], link[160];
+
+	snprintf(data, sizeof(data), "%s/sub/..data_tmp", self->dir);
+	snprintf(link, sizeof(link), "%s/sub/..data", self->dir);
+	ASSERT_EQ(0, symlink("x", data));
+	(void)rpd_watch_read(&self->w);
+	ASSERT_EQ(0, rename(data, link));
+	EXPECT_EQ(1 << 1, wait_changes(&self->w));
+}
+
+/* sd_notify: unset socket is a no-op; a set one receives the datagram. */
+TEST(sd_notify_protocol)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char buf[256], path[64];
+	ssize_t n;
+	int fd;
+
+	unsetenv("NOTIFY_SOCKET");
+	EXPECT_EQ(0, rp_sd_notify("READY=1"));
+
+	snprintf(path, sizeof(path), "/tmp/rocepathd-notify-%d", getpid());
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	ASSERT_GE(fd, 0);
+	strcpy(sun.sun_path, path);
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sun, sizeof(sun)));
+	setenv("NOTIFY_SOCKET", path, 1);
+	EXPECT_EQ(1, rp_sd_notify("READY=1"));
+	n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	ASSERT_EQ(7, n);
+	buf[n] = '\0';
+	EXPECT_STREQ("READY=1", buf);
+	EXPECT_EQ(1, rp_sd_notifyf("STATUS=%d pins", 3));
+	n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	ASSERT_GT(n, 0);
+	buf[n] = '\0';
+	EXPECT_STREQ("STATUS=3 pins", buf);
+	close(fd);
+	unlink(path);
+
+	/* Abstract namespace socket ("@name"). */
+	fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+	ASSERT_GE(fd, 0);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(path, sizeof(path), "@rocepathd-test-%d", getpid());
+	memcpy(sun.sun_path + 1, path + 1, strlen(path) - 1);
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sun,
+			  offsetof(struct sockaddr_un, sun_path) + strlen(path)));
+	setenv("NOTIFY_SOCKET", path, 1);
+	EXPECT_EQ(1, rp_sd_notify("STOPPING=1"));
+	n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	ASSERT_EQ(10, n);
+	close(fd);
+
+	setenv("NOTIFY_SOCKET", "relative", 1);
+	EXPECT_EQ(-EINVAL, rp_sd_notify("READY=1"));
+	unsetenv("NOTIFY_SOCKET");
+}
+
+/* Planner host pins (JSON) convert to the reconciler's pins. */
+TEST(pins_from_json)
+{
+	const char *text =
+		"[{\"dev\": null, \"remote\": \"192.0.2.2\", \"sports\": [49153, 50001],"
+		"  \"rqpn\": null, \"lqpn\": null},"
+		" {\"dev\": \"rxe0\", \"remote\": \"2001:db8::2\", \"sports\": [65535],"
+		"  \"rqpn\": 17, \"lqpn\": null}]";
+	json_object *arr = json_tokener_parse(text);
+	struct rpd_pinset s;
+	char err[256] = "", buf[256];
+
+	ASSERT_NE(NULL, arr);
+	rpd_pinset_init(&s);
+	ASSERT_EQ(0, rpd_pins_from_json(arr, &s, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(2, s.n);
+	rpd_pin_format(&s.pins[0], buf, sizeof(buf));
+	EXPECT_STREQ("192.0.2.2 sport 49153,50001", buf);
+	rpd_pin_format(&s.pins[1], buf, sizeof(buf));
+	EXPECT_STREQ("2001:db8::2 sport 65535 dev rxe0 rqpn 17", buf);
+	json_object_put(arr);
+	rpd_pinset_free(&s);
+
+	/* Bad entries are rejected with the index. */
+	arr = json_tokener_parse("[{\"remote\": \"192.0.2.2\", \"sports\": [80]}]");
+	rpd_pinset_init(&s);
+	EXPECT_EQ(-EINVAL, rpd_pins_from_json(arr, &s, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "pin [0]"));
+	json_object_put(arr);
+	arr = json_tokener_parse("[{\"remote\": \"h2\", \"sports\": [50000]}]");
+	EXPECT_EQ(-EINVAL, rpd_pins_from_json(arr, &s, err, sizeof(err)));
+	json_object_put(arr);
+	rpd_pinset_free(&s);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocepath: DCQCN parameters per RDMA device, named, scaled and defaulted
+ * as mlx5's debugfs cc_params, set and shown over netlink.
+ *
+ * The device list follows the RDMA core through an ib_client: an entry
+ * with the default parameters is created when a device appears and freed
+ * when it goes away. Readers (packet path, dumps) use RCU; writers hold
+ * rocepath_dcqcn_lock.
+ */
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+#include <net/sch_generic.h>
+#include <rdma/ib_verbs.h>
+
+#include "dcqcn.h"
+#include "flow.h"
+#include "netlink.h"
+
+struct dcqcn_param_desc {
+	const char *name;
+	const char *msg;
+	u32 min;
+	u32 max;
+	u32 def;
+};
+
+#define P(_name, _min, _max, _def) {					\
+	.name = #_name, .min = _min, .max = _max, .def = _def,		\
+	.msg = #_name " out of range " #_min ".." #_max,		\
+}
+
+/* Ranges follow the firmware fields; defaults are the published defaults. */
+static const struct dcqcn_param_desc dcqcn_desc[RP_DCQCN_NPARAMS] = {
+	[RP_DCQCN_NP_ENABLE]			= P(np_enable, 0, 1, 0),
+	[RP_DCQCN_RP_ENABLE]			= P(rp_enable, 0, 1, 0),
+	[RP_DCQCN_RP_CLAMP_TGT_RATE]		= P(rp_clamp_tgt_rate, 0, 1, 0),
+	[RP_DCQCN_RP_CLAMP_TGT_RATE_ATI]	= P(rp_clamp_tgt_rate_ati, 0, 1, 1),
+	[RP_DCQCN_RP_TIME_RESET]		= P(rp_time_reset, 1, 131071, 300),
+	[RP_DCQCN_RP_BYTE_RESET]		= P(rp_byte_reset, 0, 32767, 32767),
+	[RP_DCQCN_RP_THRESHOLD]			= P(rp_threshold, 1, 31, 1),
+	[RP_DCQCN_RP_AI_RATE]			= P(rp_ai_rate, 1, 400000, 5),
+	[RP_DCQCN_RP_MAX_RATE]			= P(rp_max_rate, 0, 400000, 0),
+	[RP_DCQCN_RP_HAI_RATE]			= P(rp_hai_rate, 1, 400000, 50),
+	[RP_DCQCN_RP_MIN_DEC_FAC]		= P(rp_min_dec_fac, 1, 100, 50),
+	[RP_DCQCN_RP_MIN_RATE]			= P(rp_min_rate, 0, 400000, 1),
+	[RP_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP]	= P(rp_rate_to_set_on_first_cnp, 0, 400000, 0),
+	[RP_DCQCN_RP_DCE_TCP_G]			= P(rp_dce_tcp_g, 0, 1023, 1019),
+	[RP_DCQCN_RP_DCE_TCP_RTT]		= P(rp_dce_tcp_rtt, 1, 131071, 1),
+	[RP_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD] = P(rp_rate_reduce_monitor_period, 0, 131071, 4),
+	[RP_DCQCN_RP_INITIAL_ALPHA_VALUE]	= P(rp_initial_alpha_value, 0, 1023, 1023),
+	[RP_DCQCN_RP_GD]			= P(rp_gd, 0, 15, 11),
+	[RP_DCQCN_NP_MIN_TIME_BETWEEN_CNPS]	= P(np_min_time_between_cnps, 0, 4095000, 4),
+	[RP_DCQCN_NP_CNP_DSCP]			= P(np_cnp_dscp, 0, 63, 48),
+	[RP_DCQCN_NP_CNP_PRIO_MODE]		= P(np_cnp_prio_mode, 0, 1, 1),
+	[RP_DCQCN_NP_CNP_PRIO]			= P(np_cnp_prio, 0, 7, 6),
+};
+
+#define DCQCN_ATTR(i)	(ROCEPATH_A_DCQCN_NP_ENABLE + (i))
+
+static_assert(ROCEPATH_A_DCQCN_NP_CNP_PRIO ==
+	      DCQCN_ATTR(RP_DCQCN_NP_CNP_PRIO));
+
+static struct ib_client rocepath_dcqcn_client;
+static LIST_HEAD(rocepath_dcqcn_devs);
+static DEFINE_MUTEX(rocepath_dcqcn_lock);
+
+struct rocepath_dcqcn_dev *rocepath_dcqcn_find_rcu(const struct ib_device *ibdev)
+{
+	struct rocepath_dcqcn_dev *dd;
+
+	list_for_each_entry_rcu(dd, &rocepath_dcqcn_devs, node)
+		if (dd->ibdev == ibdev)
+			return dd;
+	return NULL;
+}
+
+static struct rocepath_dcqcn_dev *dcqcn_find_name(const char *name)
+{
+	struct rocepath_dcqcn_dev *dd;
+
+	list_for_each_entry(dd, &rocepath_dcqcn_devs, node)
+		if (!strcmp(dev_name(&dd->ibdev->dev), name))
+			return dd;
+	return NULL;
+}
+
+static int dcqcn_client_add(struct ib_device *ibdev)
+{
+	struct rocepath_dcqcn_dev *dd;
+	int i;
+
+	dd = kzalloc(sizeof(*dd), GFP_KERNEL);
+	if (!dd)
+		return -ENOMEM;
+	dd->ibdev = ibdev;
+	strscpy(dd->name, dev_name(&ibdev->dev), sizeof(dd->name));
+	dd->soft = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
+	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
+		dd->p[i] = dcqcn_desc[i].def;
+
+	mutex_lock(&rocepath_dcqcn_lock);
+	list_add_tail_rcu(&dd->node, &rocepath_dcqcn_devs);
+	mutex_unlock(&rocepath_dcqcn_lock);
+	ib_set_client_data(ibdev, &rocepath_dcqcn_client, dd);
+	return 0;
+}
+
+static void dcqcn_client_remove(struct ib_device *ibdev, void *data)
+{
+	struct rocepath_dcqcn_dev *dd = data;
+
+	if (!dd)
+		return;
+	mutex_lock(&rocepath_dcqcn_lock);
+	list_del_rcu(&dd->node);
+	mutex_unlock(&rocepath_dcqcn_lock);
+	/* No packet can find dd through the list any more; flows created
+	 * before this point are forgotten before dd is freed.
+	 */
+	synchronize_rcu();
+	rocepath_flow_forget_dev(dd);
+	kfree_rcu(dd, rcu);
+}
+
+static struct ib_client rocepath_dcqcn_client = {
+	.name	= "rocepath_dcqcn",
+	.add	= dcqcn_client_add,
+	.remove	= dcqcn_client_remove,
+};
+
+/* The net device under a soft-RoCE device, held, or NULL. */
+static struct net_device *dcqcn_netdev(struct rocepath_dcqcn_dev *dd)
+{
+	struct net_device *ndev, *found = NULL;
+	struct ib_device *ibdev;
+
+	rcu_read_lock();
+	for_each_netdev_rcu(&init_net, ndev) {
+		ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+		if (!ibdev)
+			continue;
+		if (ibdev == dd->ibdev) {
+			found = ndev;
+			dev_hold(found);
+		}
+		ib_device_put(ibdev);
+		if (found)
+			break;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* True when the root qdisc of @ndev is fq, which honours EDT stamps. */
+static bool dcqcn_fq_ok(struct net_device *ndev)
+{
+	struct Qdisc *q;
+	bool ok;
+
+	rcu_read_lock();
+	q = rcu_dereference(ndev->qdisc);
+	ok = q && q->ops && !strcmp(q->ops->id, "fq");
+	rcu_read_unlock();
+	return ok;
+}
+
+static int dcqcn_fill(struct sk_buff *skb, struct rocepath_dcqcn_dev *dd,
+		      struct netlink_callback *cb)
+{
+	struct net_device *ndev;
+	struct nlattr *nest;
+	void *hdr;
+	bool fq;
+	int i;
+
+	hdr = rocepath_dump_put(skb, cb, ROCEPATH_CMD_DCQCN_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, ROCEPATH_A_DCQCN);
+	if (!nest)
+		goto cancel;
+	if (nla_put_string(skb, ROCEPATH_A_DCQCN_IBDEV, dev_name(&dd->ibdev->dev)))
+		goto cancel;
+	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
+		if (nla_put_u32(skb, DCQCN_ATTR(i), rocepath_dcqcn_param(dd, i)))
+			goto cancel;
+	if (nla_put_u8(skb, ROCEPATH_A_DCQCN_SOFT, dd->soft))
+		goto cancel;
+	if (dd->soft && rocepath_dcqcn_param(dd, RP_DCQCN_RP_ENABLE)) {
+		ndev = dcqcn_netdev(dd);
+		fq = ndev && dcqcn_fq_ok(ndev);
+		dev_put(ndev);
+		if (nla_put_u8(skb, ROCEPATH_A_DCQCN_FQ_MISSING, !fq))
+			goto cancel;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+int rocepath_nl_dcqcn_get_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	struct nlattr **attrs = rocepath_dump_attrs(cb);
+	struct rocepath_dcqcn_dev *dd;
+	const char *filter = NULL;
+	long idx = 0;
+	int err = 0;
+
+	if (attrs && attrs[ROCEPATH_A_IBDEV])
+		filter = nla_data(attrs[ROCEPATH_A_IBDEV]);
+
+	mutex_lock(&rocepath_dcqcn_lock);
+	list_for_each_entry(dd, &rocepath_dcqcn_devs, node) {
+		if (filter && strcmp(dev_name(&dd->ibdev->dev), filter))
+			continue;
+		if (idx++ < cb->args[0])
+			continue;
+		err = dcqcn_fill(skb, dd, cb);
+		if (err) {
+			idx--;
+			break;
+		}
+	}
+	mutex_unlock(&rocepath_dcqcn_lock);
+	cb->args[0] = idx;
+	if (err && idx == 0)
+		return err;
+	return skb->len;
+}
+
+int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[ROCEPATH_A_DCQCN_MAX + 1];
+	struct rocepath_dcqcn_dev *dd;
+	u32 val[RP_DCQCN_NPARAMS];
+	struct nlattr *a;
+	int err, i;
+
+	if (GENL_REQ_ATTR_CHECK(info, ROCEPATH_A_DCQCN))
+		return -EINVAL;
+	err = nla_parse_nested(tb, ROCEPATH_A_DCQCN_MAX, info->attrs[ROCEPATH_A_DCQCN],
+			       rocepath_dcqcn_nl_policy, info->extack);
+	if (err)
+		return err;
+	if (!tb[ROCEPATH_A_DCQCN_IBDEV]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ROCEPATH_A_DCQCN],
+				    "dcqcn set needs the device name");
+		return -EINVAL;
+	}
+
+	mutex_lock(&rocepath_dcqcn_lock);
+	dd = dcqcn_find_name(nla_data(tb[ROCEPATH_A_DCQCN_IBDEV]));
+	if (!dd) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[ROCEPATH_A_DCQCN_IBDEV],
+				    "no such rdma device");
+		err = -ENODEV;
+		goto unlock;
+	}
+	/* Validate everything first: a rejected request changes nothing. */
+	for (i = 0; i < RP_DCQCN_NPARAMS; i++) {
+		val[i] = dd->p[i];
+		a = tb[DCQCN_ATTR(i)];
+		if (!a)
+			continue;
+		val[i] = nla_get_u32(a);
+		if (val[i] < dcqcn_desc[i].min || val[i] > dcqcn_desc[i].max) {
+			/* NL_SET_ERR_MSG() takes literals only */
+			NL_SET_BAD_ATTR(info->extack, a);
+			if (info->extack)
+				info->extack->_msg = dcqcn_desc[i].msg;
+			err = -ERANGE;
+			goto unlock;
+		}
+	}
+	if (val[RP_DCQCN_RP_MAX_RATE] &&
+	    val[RP_DCQCN_RP_MIN_RATE] > val[RP_DCQCN_RP_MAX_RATE]) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    tb[DCQCN_ATTR(RP_DCQCN_RP_MIN_RATE)] ?:
+				    tb[DCQCN_ATTR(RP_DCQCN_RP_MAX_RATE)],
+				    "rp_min_rate above rp_max_rate");
+		err = -ERANGE;
+		goto unlock;
+	}
+	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
+		WRITE_ONCE(dd->p[i], val[i]);
+	if (dd->soft && val[RP_DCQCN_RP_ENABLE]) {
+		struct net_device *ndev = dcqcn_netdev(dd);
+
+		if (ndev && !dcqcn_fq_ok(ndev))
+			pr_warn_once("%s: rp_enable set but %s has no fq root qdisc: rates are not enforced (tc qdisc replace dev %s root fq)\n",
+				     dd->name, ndev->name, ndev->name);
+		dev_put(ndev);
+	}
+unlock:
+	mutex_unlock(&rocepath_dcqcn_lock);
+	return err;
+}
+
+int rocepath_dcqcn_init(void)
+{
+	return ib_register_client(&rocepath_dcqcn_client);
+}
+
+void rocepath_dcqcn_exit(void)
+{
+	ib_unregister_client(&rocepath_dcqcn_client);
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rocepath: DCQCN parameters per RDMA device and the software reaction
+ * point rate state used on soft-RoCE (rxe).
+ */
+#ifndef _ROCEPATH_DCQCN_H
+#define _ROCEPATH_DCQCN_H
+
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+
+/* One index per parameter, in the order of the netlink attributes. */
+enum rocepath_dcqcn_param {
+	RP_DCQCN_NP_ENABLE,
+	RP_DCQCN_RP_ENABLE,
+	RP_DCQCN_RP_CLAMP_TGT_RATE,
+	RP_DCQCN_RP_CLAMP_TGT_RATE_ATI,
+	RP_DCQCN_RP_TIME_RESET,
+	RP_DCQCN_RP_BYTE_RESET,
+	RP_DCQCN_RP_THRESHOLD,
+	RP_DCQCN_RP_AI_RATE,
+	RP_DCQCN_RP_MAX_RATE,
+	RP_DCQCN_RP_HAI_RATE,
+	RP_DCQCN_RP_MIN_DEC_FAC,
+	RP_DCQCN_RP_MIN_RATE,
+	RP_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP,
+	RP_DCQCN_RP_DCE_TCP_G,
+	RP_DCQCN_RP_DCE_TCP_RTT,
+	RP_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD,
+	RP_DCQCN_RP_INITIAL_ALPHA_VALUE,
+	RP_DCQCN_RP_GD,
+	RP_DCQCN_NP_MIN_TIME_BETWEEN_CNPS,
+	RP_DCQCN_NP_CNP_DSCP,
+	RP_DCQCN_NP_CNP_PRIO_MODE,
+	RP_DCQCN_NP_CNP_PRIO,
+	RP_DCQCN_NPARAMS,
+};
+
+/**
+ * struct rocepath_dcqcn_dev - DCQCN parameters of one RDMA device
+ * @node: entry in the device list (RCU)
+ * @ibdev: the device (valid while on the list)
+ * @name: device name at registration (renames are followed)
+ * @soft: 1 for rxe, where the module's NP and RP run
+ * @p: parameters, read locklessly with READ_ONCE()
+ * @rcu: for kfree_rcu()
+ */
+struct rocepath_dcqcn_dev {
+	struct list_head node;
+	struct ib_device *ibdev;
+	char name[IB_DEVICE_NAME_MAX];
+	bool soft;
+	u32 p[RP_DCQCN_NPARAMS];
+	struct rcu_head rcu;
+};
+
+static inline u32 rocepath_dcqcn_param(const struct rocepath_dcqcn_dev *dd,
+				       enum rocepath_dcqcn_param i)
+{
+	return READ_ONCE(dd->p[i]);
+}
+
+/**
+ * struct rocepath_rp - reaction point state of one flow (rates in kbit/s)
+ * @lock: serializes CNP handling, increases and pacing
+ * @rc: current rate
+ * @rt: target rate
+ * @alpha: congestion estimate, 0..1024 (1024 = 1.0)
+ * @t_stage: timer-triggered increase events since the last decrease
+ * @b_stage: byte-triggered increase events since the last decrease
+ * @bytes: bytes sent since the last byte event
+ * @t_inc: time of the last timer event (ns)
+ * @t_alpha: time of the last alpha update (ns)
+ * @t_dec: time of the last rate decrease (ns)
+ * @t_cnp: time of the last CNP (ns)
+ * @next_tx: earliest departure time of the next packet (ns)
+ * @cnp_seen: a CNP arrived since the state was created
+ */
+struct rocepath_rp {
+	spinlock_t lock;	/* serializes the whole state */
+	u32 rc;
+	u32 rt;
+	u32 alpha;
+	u16 t_stage;
+	u16 b_stage;
+	u32 bytes;
+	u64 t_inc;
+	u64 t_alpha;
+	u64 t_dec;
+	u64 t_cnp;
+	u64 next_tx;
+	bool cnp_seen;
+};
+
+int rocepath_dcqcn_init(void);
+void rocepath_dcqcn_exit(void);
+struct rocepath_dcqcn_dev *rocepath_dcqcn_find_rcu(const struct ib_device *ibdev);
+
+u32 rocepath_rp_ceiling(const struct rocepath_dcqcn_dev *dd);
+void rocepath_rp_init(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
+		      u64 now);
+void rocepath_rp_cnp(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
+		     u64 now);
+u64 rocepath_rp_tx(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
+		   u64 now, unsigned int len);
+
+#endif /* _ROCEPATH_DCQCN_H */

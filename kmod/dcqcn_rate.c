@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocepath: DCQCN reaction point rate state (Zhu et al., SIGCOMM 2015),
+ * driven by mlx5's cc_params. Rates are kept in kbit/s, alpha in 1/1024.
+ *
+ * Time-driven events (alpha decay every rp_dce_tcp_rtt, rate increase
+ * every rp_time_reset) are evaluated lazily when a packet leaves or a CNP
+ * arrives, so no timer runs per flow.
+ */
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+
+#include "dcqcn.h"
+
+static unsigned int rp_line_rate_mbps = 10000;
+module_param(rp_line_rate_mbps, uint, 0644);
+MODULE_PARM_DESC(rp_line_rate_mbps,
+		 "Rate ceiling of the soft-RoCE reaction point when rp_max_rate is 0, Mb/s (default 10000)");
+
+static unsigned int rp_rate_floor_kbps = 100;
+module_param(rp_rate_floor_kbps, uint, 0644);
+MODULE_PARM_DESC(rp_rate_floor_kbps,
+		 "Lowest rate the soft-RoCE reaction point paces to, kb/s, also when rp_min_rate is 0 (default 100)");
+
+#define RP_MAX_STEPS	64	/* increase events evaluated per packet */
+#define ALPHA_ONE	1024
+
+u32 rocepath_rp_ceiling(const struct rocepath_dcqcn_dev *dd)
+{
+	u32 max = rocepath_dcqcn_param(dd, RP_DCQCN_RP_MAX_RATE);
+
+	if (!max)
+		max = READ_ONCE(rp_line_rate_mbps) ?: 10000;
+	return min_t(u64, (u64)max * 1000, U32_MAX);
+}
+
+static u32 rp_floor(const struct rocepath_dcqcn_dev *dd)
+{
+	u32 min = rocepath_dcqcn_param(dd, RP_DCQCN_RP_MIN_RATE) * 1000;
+
+	return max3(min, READ_ONCE(rp_rate_floor_kbps), 1U);
+}
+
+void rocepath_rp_init(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
+		      u64 now)
+{
+	spin_lock_init(&rp->lock);
+	rp->rc = rocepath_rp_ceiling(dd);
+	rp->rt = rp->rc;
+	rp->alpha = rocepath_dcqcn_param(dd, RP_DCQCN_RP_INITIAL_ALPHA_VALUE);
+	rp->t_inc = now;
+	rp->t_alpha = now;
+	rp->next_tx = now;
+}
+
+/* (m / 1024)^n in 1/1024, by squaring */
+static u32 alpha_pow(u32 m, u64 n)
+{
+	u32 r = ALPHA_ONE;
+
+	while (n && r) {
+		if (n & 1)
+			r = (r * m) >> 10;
+		m = (m * m) >> 10;
+		n >>= 1;
+	}
+	return r;
+}
+
+/* One recovery event, timer- or byte-triggered. */
+static void rp_increase(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
+			bool timer)
+{
+	u32 thr = rocepath_dcqcn_param(dd, RP_DCQCN_RP_THRESHOLD);
+	u32 ceil = rocepath_rp_ceiling(dd);
+	u64 rt = rp->rt;
+
+	if (timer)
+		rp->t_stage = min_t(u32, rp->t_stage + 1, U16_MAX);
+	else
+		rp->b_stage = min_t(u32, rp->b_stage + 1, U16_MAX);
+
+	if (max(rp->t_stage, rp->b_stage) < thr) {
+		/* fast recovery: towards the target */
+	} else if (min(rp->t_stage, rp->b_stage) >= thr) {
+		/* hyper increase */
+		rt += (u64)(min(rp->t_stage, rp->b_stage) - thr + 1) *
+		      rocepath_dcqcn_param(dd, RP_DCQCN_RP_HAI_RATE) * 1000;
+	} else {
+		/* additive increase */
+		rt += (u64)rocepath_dcqcn_param(dd, RP_DCQCN_RP_AI_RATE) * 1000;
+	}
+	rp->rt = min_t(u64, rt, ceil);
+	rp->rc = min_t(u32, ((u64)rp->rt + rp->rc) / 2 + 1, ceil);
+}
+
+/* Run the time-driven events up to @now. */
+static void rp_advance(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
+		       u64 now)
+{
+	u64 period, n;
+	int i;
+
+	period = (u64)rocepath_dcqcn_param(dd, RP_DCQCN_RP_DCE_TCP_RTT) * NSEC_PER_USEC;
+	if (now > rp->t_alpha + period) {
+		n = div64_u64(now - rp->t_alpha, period);
+		rp->alpha = (rp->alpha *
+			     alpha_pow(rocepath_dcqcn_param(dd, RP_DCQCN_RP_DCE_TCP_G), n)) >> 10;
+		rp->t_alpha += n * period;
+	}
+
+	period = (u64)rocepath_dcqcn_param(dd, RP_DCQCN_RP_TIME_RESET) * NSEC_PER_USEC;
+	if (now > rp->t_inc + period) {
+		n = div64_u64(now - rp->t_inc, period);
+		rp->t_inc += n * period;
+		if (rp->rc >= rocepath_rp_ceiling(dd))
+			return;
+		for (i = 0; i < min_t(u64, n, RP_MAX_STEPS); i++)
+			rp_increase(rp, dd, true);
+	}
+}
+
+void rocepath_rp_cnp(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
+		     u64 now)
+{
+	u32 g = ALPHA_ONE - rocepath_dcqcn_param(dd, RP_DCQCN_RP_DCE_TCP_G);
+	u32 first = rocepath_dcqcn_param(dd, RP_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP);
+	u64 monitor = (u64)rocepath_dcqcn_param(dd, RP_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD) *
+		      NSEC_PER_USEC;
+	u32 fac = rocepath_dcqcn_param(dd, RP_DCQCN_RP_MIN_DEC_FAC);
+	u32 gd = rocepath_dcqcn_param(dd, RP_DCQCN_RP_GD);
+	u32 floor = rp_floor(dd);
+	u64 rc;
+
+	spin_lock_bh(&rp->lock);
+	rp_advance(rp, dd, now);
+
+	/* alpha = (1 - g) alpha + g */
+	rp->alpha = min_t(u32, (rp->alpha * (ALPHA_ONE - g) + ALPHA_ONE * g) >> 10,
+			  ALPHA_ONE);
+	rp->t_alpha = now;
+
+	if (!rp->cnp_seen && first) {
+		rp->rt = rp->rc;
+		rp->rc = min_t(u64, (u64)first * 1000, rp->rc);
+		rp->t_dec = now;
+	} else if (!rp->cnp_seen || now - rp->t_dec >= monitor) {
+		if (!rp->cnp_seen || rp->t_stage || rp->b_stage ||
+		    rocepath_dcqcn_param(dd, RP_DCQCN_RP_CLAMP_TGT_RATE))
+			rp->rt = rp->rc;
+		/* Rc (1 - alpha / 2^gd), alpha in 1/1024 */
+		rc = rp->rc - (((u64)rp->rc * rp->alpha) >> gd);
+		/* rp_min_dec_fac: one CNP keeps at least this percentage */
+		rc = max_t(u64, rc, div_u64((u64)rp->rc * fac, 100));
+		rp->rc = max_t(u64, rc, floor);
+		rp->t_dec = now;
+	}
+	rp->rc = max(rp->rc, floor);
+	rp->t_stage = 0;
+	rp->b_stage = 0;
+	rp->bytes = 0;
+	rp->t_inc = now;
+	rp->t_cnp = now;
+	rp->cnp_seen = true;
+	spin_unlock_bh(&rp->lock);
+}
+
+u64 rocepath_rp_tx(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
+		   u64 now, unsigned int len)
+{
+	u32 breset = rocepath_dcqcn_param(dd, RP_DCQCN_RP_BYTE_RESET);
+	u64 t = 0;
+	int i = 0;
+
+	spin_lock_bh(&rp->lock);
+	rp_advance(rp, dd, now);
+	if (breset && rp->rc < rocepath_rp_ceiling(dd)) {
+		rp->bytes += len;
+		while (rp->bytes >= breset && i++ < RP_MAX_STEPS) {
+			rp->bytes -= breset;
+			rp_increase(rp, dd, false);
+		}
+		if (rp->bytes >= breset)
+			rp->bytes = 0;
+	}
+	if (rp->rc < rocepath_rp_ceiling(dd)) {
+		t = max(rp->next_tx, now);
+		/* len bytes at rc kbit/s take len * 8e6 / rc ns */
+		rp->next_tx = t + div_u64((u64)len * 8 * NSEC_PER_MSEC, rp->rc);
+	} else {
+		rp->next_tx = now;
+	}
+	spin_unlock_bh(&rp->lock);
+	return t;
+}

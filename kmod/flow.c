@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocepath: the RoCEv2 flow table.
+ *
+ * One record per QP direction pair, keyed by (local, remote, our UDP source
+ * port, remote QPN). Lookups are RCU and lock-free; counters are per CPU.
+ * Inserting a new flow (first packet) and removing flows (aging, eviction,
+ * reset, device removal) take rocepath_flow_lock. The table has a fixed
+ * number of buckets and holds at most max_flows records: when full, the
+ * least recently used record among a bounded scan is evicted, as
+ * conntrack's early drop does.
+ */
+#include <linux/jhash.h>
+#include <linux/jiffies.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <net/genetlink.h>
+#include <net/inet_ecn.h>
+#include <rdma/ib_verbs.h>
+
+#include "dcqcn.h"
+#include "flow.h"
+#include "netlink.h"
+#include "qp.h"
+
+static unsigned int max_flows = 4096;
+module_param(max_flows, uint, 0444);
+MODULE_PARM_DESC(max_flows, "Limit on tracked RoCEv2 flows (default 4096)");
+
+static unsigned int flow_idle_secs = 300;
+module_param(flow_idle_secs, uint, 0644);
+MODULE_PARM_DESC(flow_idle_secs, "Forget flows idle this long, 0 = never (default 300)");
+
+#define FLOW_EVICT_SCAN	64	/* records looked at to find an eviction victim */
+#define FLOW_MAX_LIMIT	(1024U * 1024U)
+
+static struct hlist_head *flow_buckets;
+static unsigned int flow_nbuckets;
+static u32 flow_seed;
+static DEFINE_SPINLOCK(rocepath_flow_lock);
+static unsigned int flow_count;		/* under rocepath_flow_lock */
+static unsigned int flow_evict_cursor;	/* under rocepath_flow_lock */
+static atomic64_t flow_evictions;
+static atomic64_t flow_alloc_failures;
+static atomic64_t flow_cnp_tx;
+static atomic64_t flow_cnp_rx;
+static struct delayed_work flow_aging;
+
+static u32 flow_hash(const struct rocepath_flow_key *key)
+{
+	return jhash2((const u32 *)key, sizeof(*key) / sizeof(u32), flow_seed) &
+	       (flow_nbuckets - 1);
+}
+
+static struct rocepath_flow *flow_find(const struct rocepath_flow_key *key,
+				       u32 hash)
+{
+	struct rocepath_flow *f;
+
+	hlist_for_each_entry_rcu(f, &flow_buckets[hash], node)
+		if (!memcmp(&f->key, key, sizeof(*key)))
+			return f;
+	return NULL;
+}
+
+static void flow_free_rcu(struct rcu_head *head)
+{
+	struct rocepath_flow *f = container_of(head, struct rocepath_flow, rcu);
+
+	free_percpu(f->pc);
+	kfree(f->rp);
+	kfree(f);
+}
+
+/* Unlink under rocepath_flow_lock; freed after a grace period. */
+static void flow_unlink(struct rocepath_flow *f)
+{
+	hlist_del_rcu(&f->node);
+	flow_count--;
+	call_rcu(&f->rcu, flow_free_rcu);
+}
+
+/* Evict the least recently seen record of a bounded scan; under the lock. */
+static bool flow_evict_one(void)
+{
+	struct rocepath_flow *f, *victim = NULL;
+	unsigned int seen = 0, i;
+
+	for (i = 0; i < flow_nbuckets && seen < FLOW_EVICT_SCAN; i++) {
+		unsigned int b = (flow_evict_cursor + i) & (flow_nbuckets - 1);
+
+		hlist_for_each_entry(f, &flow_buckets[b], node) {
+			seen++;
+			if (!victim || time_before(READ_ONCE(f->last_seen),
+						   READ_ONCE(victim->last_seen)))
+				victim = f;
+		}
+	}
+	flow_evict_cursor += i;
+	if (!victim)
+		return false;
+	flow_unlink(victim);
+	atomic64_inc(&flow_evictions);
+	return true;
+}
+
+/* The DCQCN entry of the soft-RoCE device on @ndev; RCU held by caller. */
+static struct rocepath_dcqcn_dev *flow_dev(struct net_device *ndev)
+{
+	struct rocepath_dcqcn_dev *dd;
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (!ibdev)
+		return NULL;
+	dd = rocepath_dcqcn_find_rcu(ibdev);
+	ib_device_put(ibdev);
+	return dd;
+}
+
+/**
+ * rocepath_flow_get - find or create the record of a flow
+ * @key: the flow key
+ * @ndev: net device the packet uses (selects the soft-RoCE device)
+ * @lqpn: local QPN when known, else ROCEPATH_QPN_NONE
+ *
+ * Packet path: RCU read side held, bottom halves disabled. Returns NULL
+ * when @ndev carries no soft-RoCE device or no record could be made.
+ */
+struct rocepath_flow *rocepath_flow_get(const struct rocepath_flow_key *key,
+					struct net_device *ndev, u32 lqpn)
+{
+	struct rocepath_flow *f, *old;
+	struct rocepath_dcqcn_dev *dd;
+	u32 hash = flow_hash(key);
+
+	f = flow_find(key, hash);
+	if (likely(f)) {
+		if (time_after(jiffies, READ_ONCE(f->last_seen)))
+			WRITE_ONCE(f->last_seen, jiffies);
+		if (unlikely(lqpn != ROCEPATH_QPN_NONE && f->lqpn != lqpn))
+			WRITE_ONCE(f->lqpn, lqpn);
+		return f;
+	}
+
+	dd = flow_dev(ndev);
+	if (!dd)
+		return NULL;
+	f = kzalloc(sizeof(*f), GFP_ATOMIC);
+	if (!f)
+		goto fail;
+	f->pc = alloc_percpu_gfp(struct rocepath_flow_pcpu, GFP_ATOMIC);
+	if (!f->pc)
+		goto free_flow;
+	f->key = *key;
+	f->lqpn = lqpn;
+	f->dd = dd;
+	f->last_seen = jiffies;
+
+	spin_lock(&rocepath_flow_lock);
+	old = flow_find(key, hash);
+	if (old) {
+		spin_unlock(&rocepath_flow_lock);
+		free_percpu(f->pc);
+		kfree(f);
+		return old;
+	}
+	if (flow_count >= max_flows && !flow_evict_one()) {
+		spin_unlock(&rocepath_flow_lock);
+		goto free_pc;
+	}
+	hlist_add_head_rcu(&f->node, &flow_buckets[hash]);
+	flow_count++;
+	spin_unlock(&rocepath_flow_lock);
+	return f;
+
+free_pc:
+	free_percpu(f->pc);
+free_flow:
+	kfree(f);
+fail:
+	atomic64_inc(&flow_alloc_failures);
+	return NULL;
+}
+
+/* Count one packet; bottom halves disabled by the caller. */
+void rocepath_flow_count(struct rocepath_flow *f, enum rocepath_flow_ctr c,
+			 unsigned int len, u8 ecn)
+{
+	struct rocepath_flow_pcpu *pc = this_cpu_ptr(f->pc);
+
+	u64_stats_update_begin(&pc->syncp);
+	switch (c) {
+	case RP_FLOW_TX:
+		u64_stats_inc(&pc->tx_packets);
+		u64_stats_add(&pc->tx_bytes, len);
+		break;
+	case RP_FLOW_RX:
+		u64_stats_inc(&pc->rx_packets);
+		u64_stats_add(&pc->rx_bytes, len);
+		if (ecn == INET_ECN_CE)
+			u64_stats_inc(&pc->rx_ce);
+		else if (ecn != INET_ECN_NOT_ECT)
+			u64_stats_inc(&pc->rx_ect);
+		break;
+	case RP_FLOW_CNP_TX:
+		u64_stats_inc(&pc->cnp_tx);
+		break;
+	case RP_FLOW_CNP_RX:
+		u64_stats_inc(&pc->cnp_rx);
+		break;
+	}
+	u64_stats_update_end(&pc->syncp);
+}
+
+void rocepath_flow_cnp_counted(bool tx)
+{
+	atomic64_inc(tx ? &flow_cnp_tx : &flow_cnp_rx);
+}
+
+void rocepath_flow_stats(struct rocepath_flow_stats *s)
+{
+	s->flows = READ_ONCE(flow_count);
+	s->flows_max = max_flows;
+	s->flow_evictions = atomic64_read(&flow_evictions);
+	s->flow_alloc_failures = atomic64_read(&flow_alloc_failures);
+	s->cnp_tx = atomic64_read(&flow_cnp_tx);
+	s->cnp_rx = atomic64_read(&flow_cnp_rx);
+}
+
+/* Remove every record matching; NULL @dd and @name match all. */
+static void flow_remove(const struct rocepath_dcqcn_dev *dd, const char *name,
+			unsigned long idle_before, bool aged)
+{
+	struct rocepath_flow *f;
+	struct hlist_node *tmp;
+	unsigned int b;
+
+	if (!flow_buckets)
+		return;
+	spin_lock_bh(&rocepath_flow_lock);
+	for (b = 0; b < flow_nbuckets; b++) {
+		hlist_for_each_entry_safe(f, tmp, &flow_buckets[b], node) {
+			if (dd && f->dd != dd)
+				continue;
+			if (name && strcmp(f->dd->name, name))
+				continue;
+			if (aged && !time_before(READ_ONCE(f->last_seen), idle_before))
+				continue;
+			flow_unlink(f);
+			if (aged)
+				atomic64_inc(&flow_evictions);
+		}
+		if (!(b & 255)) {
+			spin_unlock_bh(&rocepath_flow_lock);
+			cond_resched();
+			spin_lock_bh(&rocepath_flow_lock);
+		}
+	}
+	spin_unlock_bh(&rocepath_flow_lock);
+}
+
+void rocepath_flow_forget_dev(const struct rocepath_dcqcn_dev *dd)
+{
+	flow_remove(dd, NULL, 0, false);
+}
+
+static unsigned long flow_aging_period(void)
+{
+	unsigned int idle = READ_ONCE(flow_idle_secs);
+
+	return idle ? max(HZ, idle * HZ / 2) : 60 * HZ;
+}
+
+static void flow_aging_fn(struct work_struct *work)
+{
+	unsigned int idle = READ_ONCE(flow_idle_secs);
+
+	if (idle)
+		flow_remove(NULL, NULL, jiffies - (unsigned long)idle * HZ, true);
+	queue_delayed_work(system_power_efficient_wq, &flow_aging,
+			   flow_aging_period());
+}
+
+static int flow_put_u64(struct sk_buff *skb, int type, u64 v)
+{
+	return nla_put_u64_64bit(skb, type, v, ROCEPATH_A_FLOW_PAD);
+}
+
+static int flow_fill(struct sk_buff *skb, struct netlink_callback *cb,
+		     struct rocepath_flow *f)
+{
+	u64 c[8] = {};
+	struct nlattr *nest;
+	int alen, cpu, i;
+	const void *loc, *rem;
+	void *hdr;
+
+	for_each_possible_cpu(cpu) {
+		const struct rocepath_flow_pcpu *pc = per_cpu_ptr(f->pc, cpu);
+		unsigned int start;
+		u64 v[8];
+
+		do {
+			start = u64_stats_fetch_begin(&pc->syncp);
+			v[0] = u64_stats_read(&pc->tx_packets);
+			v[1] = u64_stats_read(&pc->tx_bytes);
+			v[2] = u64_stats_read(&pc->rx_packets);
+			v[3] = u64_stats_read(&pc->rx_bytes);
+			v[4] = u64_stats_read(&pc->rx_ect);
+			v[5] = u64_stats_read(&pc->rx_ce);
+			v[6] = u64_stats_read(&pc->cnp_tx);
+			v[7] = u64_stats_read(&pc->cnp_rx);
+		} while (u64_stats_fetch_retry(&pc->syncp, start));
+		for (i = 0; i < 8; i++)
+			c[i] += v[i];
+	}
+
+	hdr = rocepath_dump_put(skb, cb, ROCEPATH_CMD_FLOW_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, ROCEPATH_A_FLOW);
+	if (!nest)
+		goto cancel;
+	alen = f->key.v4 ? 4 : 16;
+	loc = f->key.v4 ? (const void *)&f->key.local.s6_addr32[3] : &f->key.local;
+	rem = f->key.v4 ? (const void *)&f->key.remote.s6_addr32[3] : &f->key.remote;
+	if (nla_put_string(skb, ROCEPATH_A_FLOW_IBDEV, f->dd->name) ||
+	    nla_put(skb, ROCEPATH_A_FLOW_LOCAL, alen, loc) ||
+	    nla_put(skb, ROCEPATH_A_FLOW_REMOTE, alen, rem) ||
+	    nla_put_u16(skb, ROCEPATH_A_FLOW_SPORT, f->key.sport))
+		goto cancel;
+	if (!f->key.rx_only &&
+	    nla_put_u32(skb, ROCEPATH_A_FLOW_DQPN, f->key.dqpn))
+		goto cancel;
+	if (READ_ONCE(f->lqpn) != ROCEPATH_QPN_NONE &&
+	    nla_put_u32(skb, ROCEPATH_A_FLOW_LQPN, READ_ONCE(f->lqpn)))
+		goto cancel;
+	for (i = 0; i < 8; i++)
+		if (flow_put_u64(skb, ROCEPATH_A_FLOW_TX_PACKETS + i, c[i]))
+			goto cancel;
+	if (READ_ONCE(f->rp)) {
+		struct rocepath_rp *rp = READ_ONCE(f->rp);
+		u32 rc, alpha, ceil;
+
+		spin_lock_bh(&rp->lock);
+		rc = rp->rc;
+		alpha = min(rp->alpha, 1023U);
+		spin_unlock_bh(&rp->lock);
+		ceil = rocepath_rp_ceiling(f->dd);
+		if (nla_put_u32(skb, ROCEPATH_A_FLOW_RATE_MBPS, rc / 1000) ||
+		    nla_put_u32(skb, ROCEPATH_A_FLOW_ALPHA, alpha) ||
+		    nla_put_u32(skb, ROCEPATH_A_FLOW_RATE_KBPS, rc) ||
+		    nla_put_u8(skb, ROCEPATH_A_FLOW_RP_PACED, rc < ceil))
+			goto cancel;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* cb->args[0]: bucket, cb->args[1]: records of that bucket already sent. */
+int rocepath_nl_flow_get_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb)
+{
+	struct nlattr **attrs = rocepath_dump_attrs(cb);
+	unsigned long b = cb->args[0], skip = cb->args[1];
+	const char *filter = NULL;
+	struct rocepath_flow *f;
+	unsigned long i = 0;
+	int err = 0;
+
+	if (attrs && attrs[ROCEPATH_A_IBDEV])
+		filter = nla_data(attrs[ROCEPATH_A_IBDEV]);
+
+	rcu_read_lock();
+	for (; b < flow_nbuckets; b++, skip = 0) {
+		i = 0;
+		hlist_for_each_entry_rcu(f, &flow_buckets[b], node) {
+			if (i++ < skip)
+				continue;
+			if (filter && strcmp(f->dd->name, filter))
+				continue;
+			err = flow_fill(skb, cb, f);
+			if (err) {
+				i--;
+				goto out;
+			}
+		}
+	}
+out:
+	rcu_read_unlock();
+	cb->args[0] = b;
+	cb->args[1] = i;
+	if (err && !skb->len)
+		return err;
+	return skb->len;
+}
+
+int rocepath_nl_flow_reset_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	const char *name = NULL;
+
+	if (info->attrs[ROCEPATH_A_IBDEV])
+		name = nla_data(info->attrs[ROCEPATH_A_IBDEV]);
+	flow_remove(NULL, name, 0, false);
+	return 0;
+}
+
+int rocepath_flow_init(void)
+{
+	int err;
+
+	if (!max_flows || max_flows > FLOW_MAX_LIMIT) {
+		pr_err("max_flows %u out of range 1..%u\n", max_flows, FLOW_MAX_LIMIT);
+		return -EINVAL;
+	}
+	flow_nbuckets = roundup_pow_of_two(max_flows);
+	flow_buckets = kvcalloc(flow_nbuckets, sizeof(*flow_buckets), GFP_KERNEL);
+	if (!flow_buckets)
+		return -ENOMEM;
+	get_random_bytes(&flow_seed, sizeof(flow_seed));
+
+	err = rocepath_dcqcn_init();
+	if (err)
+		goto free_buckets;
+	err = rocepath_flow_hooks_init();
+	if (err)
+		goto exit_dcqcn;
+	INIT_DEFERRABLE_WORK(&flow_aging, flow_aging_fn);
+	queue_delayed_work(system_power_efficient_wq, &flow_aging,
+			   flow_aging_period());
+	return 0;
+
+exit_dcqcn:
+	rocepath_dcqcn_exit();
+free_buckets:
+	kvfree(flow_buckets);
+	flow_buckets = NULL;
+	return err;
+}
+
+void rocepath_flow_exit(void)
+{
+	rocepath_flow_hooks_exit();
+	cancel_delayed_work_sync(&flow_aging);
+	flow_remove(NULL, NULL, 0, false);
+	rocepath_dcqcn_exit();
+	rcu_barrier();
+	kvfree(flow_buckets);
+	flow_buckets = NULL;
+}

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocepath: the "rocepath" generic netlink family.
+ *
+ * Policies and the ops table are generated from the YNL spec into
+ * netlink-gen.c; the family itself is defined here because the spec's
+ * kernel-policy "global" (genl_small_ops, which Debian 6.1 needs) is not a
+ * style for which ynl-gen emits a family struct. The multicast group table
+ * is ours for the same reason, built from the generated group index and
+ * name, so the two cannot drift apart.
+ */
+#include <linux/module.h>
+#include <linux/netlink.h>
+#include <linux/notifier.h>
+#include <linux/skbuff.h>
+#include <linux/workqueue.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+
+#include "dev.h"
+#include "flow.h"
+#include "netlink.h"
+#include "pin.h"
+#include "qp.h"
+#include "stats.h"
+
+/* Notifications queued from atomic context wait here, bounded. */
+#define NTF_QUEUE_MAX	4096
+
+static const struct genl_multicast_group rocepath_mcgrps[] = {
+	[ROCEPATH_NLGRP_MONITOR] = { .name = ROCEPATH_MCGRP_MONITOR, },
+};
+
+struct genl_family rocepath_nl_family __ro_after_init = {
+	.name		= ROCEPATH_FAMILY_NAME,
+	.version	= ROCEPATH_FAMILY_VERSION,
+	.maxattr	= ROCEPATH_A_MAX,
+	.policy		= rocepath_nl_policy,
+	.parallel_ops	= true,
+	.module		= THIS_MODULE,
+	.small_ops	= rocepath_nl_ops,
+	.n_small_ops	= ARRAY_SIZE(rocepath_nl_ops),
+	.mcgrps		= rocepath_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(rocepath_mcgrps),
+};
+
+static struct sk_buff_head ntf_queue;
+
+static void ntf_work_fn(struct work_struct *work)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&ntf_queue)))
+		genlmsg_multicast(&rocepath_nl_family, skb, 0,
+				  ROCEPATH_NLGRP_MONITOR, GFP_KERNEL);
+}
+
+static DECLARE_WORK(ntf_work, ntf_work_fn);
+
+struct sk_buff *rocepath_nl_ntf_new(u8 cmd, gfp_t gfp, void **hdr)
+{
+	struct sk_buff *skb;
+
+	if (!genl_has_listeners(&rocepath_nl_family, &init_net,
+				ROCEPATH_NLGRP_MONITOR))
+		return NULL;
+	skb = genlmsg_new(NLMSG_GOODSIZE, gfp);
+	if (!skb)
+		return NULL;
+	*hdr = genlmsg_put(skb, 0, 0, &rocepath_nl_family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+void rocepath_nl_notify(struct sk_buff *skb, gfp_t gfp)
+{
+	if (gfpflags_allow_blocking(gfp)) {
+		genlmsg_multicast(&rocepath_nl_family, skb, 0,
+				  ROCEPATH_NLGRP_MONITOR, gfp);
+		return;
+	}
+	if (skb_queue_len(&ntf_queue) >= NTF_QUEUE_MAX) {
+		nlmsg_free(skb);
+		return;
+	}
+	skb_queue_tail(&ntf_queue, skb);
+	schedule_work(&ntf_work);
+}
+
+void rocepath_nl_pins_replaced(u32 generation)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = rocepath_nl_ntf_new(ROCEPATH_CMD_PINS_REPLACED_NTF, GFP_KERNEL,
+				  &hdr);
+	if (!skb)
+		return;
+	if (nla_put_u32(skb, ROCEPATH_A_GENERATION, generation)) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	rocepath_nl_notify(skb, GFP_KERNEL);
+}
+
+static int reply_generation(struct genl_info *info, u32 gen)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &rocepath_nl_family, 0,
+				info->genlhdr->cmd);
+	if (!hdr || nla_put_u32(msg, ROCEPATH_A_GENERATION, gen)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/*
+ * The ibdev filter of a dump request. Parsed here rather than through
+ * genl_dumpit_info()/genl_info_dump(), whose shape differs between 6.1
+ * and 6.12; the core has already validated the message with the policy.
+ */
+static const char *dump_ibdev(struct netlink_callback *cb)
+{
+	struct nlattr *tb[ROCEPATH_A_MAX + 1];
+
+	if (nlmsg_parse(cb->nlh, GENL_HDRLEN, tb, ROCEPATH_A_MAX,
+			rocepath_nl_policy, NULL) || !tb[ROCEPATH_A_IBDEV])
+		return NULL;
+	return nla_data(tb[ROCEPATH_A_IBDEV]);
+}
+
+int rocepath_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return rocepath_dev_dump(skb, cb, dump_ibdev(cb));
+}
+
+int rocepath_nl_pin_add_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 gen;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, ROCEPATH_A_PIN))
+		return -EINVAL;
+	err = rocepath_pin_add(info->attrs[ROCEPATH_A_PIN], info->extack, &gen);
+	if (err)
+		return err;
+	rocepath_nl_pins_replaced(gen);
+	return reply_generation(info, gen);
+}
+
+int rocepath_nl_pin_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 gen;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, ROCEPATH_A_PIN))
+		return -EINVAL;
+	err = rocepath_pin_del(info->attrs[ROCEPATH_A_PIN], info->extack, &gen);
+	if (err)
+		return err;
+	rocepath_nl_pins_replaced(gen);
+	return reply_generation(info, gen);
+}
+
+int rocepath_nl_pin_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return rocepath_pin_dump(skb, cb);
+}
+
+int rocepath_nl_pin_flush_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 gen;
+	int err;
+
+	err = rocepath_pin_flush(&gen);
+	if (err)
+		return err;
+	rocepath_nl_pins_replaced(gen);
+	return reply_generation(info, gen);
+}
+
+int rocepath_nl_pin_replace_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 flags = 0, gen;
+	int err;
+
+	if (info->attrs[ROCEPATH_A_REPLACE_FLAGS])
+		flags = nla_get_u32(info->attrs[ROCEPATH_A_REPLACE_FLAGS]);
+	err = rocepath_pin_replace(info, &gen);
+	if (err)
+		return err;
+	if (flags & ROCEPATH_REPLACE_FLAGS_COMMIT)
+		rocepath_nl_pins_replaced(gen);
+	return reply_generation(info, gen);
+}
+
+int rocepath_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return rocepath_qp_dump(skb, cb, dump_ibdev(cb));
+}
+
+static int put_u64(struct sk_buff *skb, int type, u64 v)
+{
+	return nla_put_u64_64bit(skb, type, v, ROCEPATH_A_STATS_PAD);
+}
+
+static int fill_stats(struct sk_buff *skb)
+{
+	struct rocepath_flow_stats fs;
+	struct rocepath_pin_stats ps;
+	struct rocepath_qp_stats qs;
+	struct nlattr *nest;
+
+	rocepath_pin_get_stats(&ps);
+	rocepath_qp_get_stats(&qs);
+	rocepath_flow_stats(&fs);
+
+	nest = nla_nest_start(skb, ROCEPATH_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (put_u64(skb, ROCEPATH_A_STATS_HOOK_CALLS,
+		    rocepath_stat_read(ROCEPATH_STAT_HOOK_CALLS)) ||
+	    put_u64(skb, ROCEPATH_A_STATS_QPS_SEEN,
+		    rocepath_stat_read(ROCEPATH_STAT_QPS_SEEN)) ||
+	    put_u64(skb, ROCEPATH_A_STATS_QPS_PINNED,
+		    rocepath_stat_read(ROCEPATH_STAT_QPS_PINNED)) ||
+	    put_u64(skb, ROCEPATH_A_STATS_QPS_SKIPPED,
+		    rocepath_stat_read(ROCEPATH_STAT_QPS_SKIPPED)) ||
+	    put_u64(skb, ROCEPATH_A_STATS_RULE_MISSES,
+		    rocepath_stat_read(ROCEPATH_STAT_RULE_MISSES)) ||
+	    put_u64(skb, ROCEPATH_A_STATS_FLOW_LABELS_OVERRIDDEN,
+		    rocepath_stat_read(ROCEPATH_STAT_FL_OVERRIDDEN)) ||
+	    put_u64(skb, ROCEPATH_A_STATS_QPS_UNTRACKED,
+		    rocepath_stat_read(ROCEPATH_STAT_QPS_UNTRACKED)) ||
+	    nla_put_u32(skb, ROCEPATH_A_STATS_RULES, ps.rules) ||
+	    nla_put_u32(skb, ROCEPATH_A_STATS_RULES_MAX, ps.rules_max) ||
+	    nla_put_u32(skb, ROCEPATH_A_STATS_SPORTS_MAX, ps.sports_max) ||
+	    nla_put_u32(skb, ROCEPATH_A_STATS_GENERATION, ps.generation) ||
+	    nla_put_u32(skb, ROCEPATH_A_STATS_QPS, qs.qps) ||
+	    nla_put_u32(skb, ROCEPATH_A_STATS_QPS_MAX, qs.qps_max) ||
+	    nla_put_u32(skb, ROCEPATH_A_STATS_FLOWS, fs.flows) ||
+	    nla_put_u32(skb, ROCEPATH_A_STATS_FLOWS_MAX, fs.flows_max) ||
+	    put_u64(skb, ROCEPATH_A_STATS_FLOW_EVICTIONS, fs.flow_evictions) ||
+	    put_u64(skb, ROCEPATH_A_STATS_FLOW_ALLOC_FAILURES,
+		    fs.flow_alloc_failures) ||
+	    put_u64(skb, ROCEPATH_A_STATS_CNP_TX, fs.cnp_tx) ||
+	    put_u64(skb, ROCEPATH_A_STATS_CNP_RX, fs.cnp_rx)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+int rocepath_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &rocepath_nl_family, 0,
+				info->genlhdr->cmd);
+	if (!hdr || fill_stats(msg)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/* A netlink socket closed: its pin-replace staging set goes with it. */
+static int nl_event(struct notifier_block *nb, unsigned long event, void *ptr)
+{
+	struct netlink_notify *n = ptr;
+
+	if (event == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC &&
+	    net_eq(n->net, &init_net))
+		rocepath_pin_release(n->portid);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block nl_notifier = {
+	.notifier_call = nl_event,
+};
+
+int rocepath_nl_init(void)
+{
+	int err;
+
+	skb_queue_head_init(&ntf_queue);
+	err = netlink_register_notifier(&nl_notifier);
+	if (err)
+		return err;
+	err = genl_register_family(&rocepath_nl_family);
+	if (err)
+		goto err_notifier;
+	return 0;
+
+err_notifier:
+	netlink_unregister_notifier(&nl_notifier);
+	return err;
+}
+
+void rocepath_nl_exit(void)
+{
+	cancel_work_sync(&ntf_work);
+	skb_queue_purge(&ntf_queue);
+	genl_unregister_family(&rocepath_nl_family);
+	netlink_unregister_notifier(&nl_notifier);
+}

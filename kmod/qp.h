@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rocepath: table of live RoCEv2 queue pairs, filled by the modify-QP hook.
+ *
+ * Lookups are RCU-protected and lock-free: they may be called from any
+ * context, softirq included, and never sleep. The table is written only by
+ * the hook (modify and destroy of a QP) and by device removal.
+ */
+#ifndef _ROCEPATH_QP_H
+#define _ROCEPATH_QP_H
+
+#include <linux/in6.h>
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+
+struct net_device;
+struct sk_buff;
+
+/**
+ * struct rocepath_qp_info - what the module knows about one live QP
+ * @ibdev: RDMA device name
+ * @dev_index: RDMA device index
+ * @port: port number
+ * @ifindex: interface index of the port's net device (the GID's netdev)
+ * @lqpn: local QP number
+ * @rqpn: remote (destination) QP number
+ * @remote: remote address; IPv4 as IPv4-mapped IPv6 (::ffff:a.b.c.d)
+ * @remote_v4: true when @remote is an IPv4-mapped address
+ * @qp_type: enum ib_qp_type
+ * @sport: UDP source port the QP leaves on
+ * @default_sport: port the RDMA core would have derived without the module
+ * @pinned: a pin rule chose @sport
+ */
+struct rocepath_qp_info {
+	char ibdev[IB_DEVICE_NAME_MAX];
+	u32 dev_index;
+	u32 port;
+	int ifindex;
+	u32 lqpn;
+	u32 rqpn;
+	struct in6_addr remote;
+	bool remote_v4;
+	u32 qp_type;
+	u16 sport;
+	u16 default_sport;
+	bool pinned;
+};
+
+/**
+ * rocepath_qp_lookup - find a live QP by its local QP number
+ * @ndev: net device the QP's traffic uses (rxe: the netdev under rxe0)
+ * @lqpn: local QP number (the BTH destination QPN of a received packet)
+ * @info: filled on success
+ *
+ * RCU-safe, lock-free, callable from softirq and hard irq. Returns false
+ * when no tracked QP matches.
+ */
+bool rocepath_qp_lookup(const struct net_device *ndev, u32 lqpn,
+			struct rocepath_qp_info *info);
+
+/**
+ * rocepath_qp_lookup_remote - find a live QP by its peer
+ * @ndev: net device the QP's traffic uses
+ * @remote: remote address, IPv4 as IPv4-mapped IPv6
+ * @rqpn: remote QP number (the BTH destination QPN of a sent packet)
+ * @info: filled on success
+ *
+ * Same context rules as rocepath_qp_lookup().
+ */
+bool rocepath_qp_lookup_remote(const struct net_device *ndev,
+			       const struct in6_addr *remote, u32 rqpn,
+			       struct rocepath_qp_info *info);
+
+/* Internal to the pinning code (hook, netlink, device removal). */
+struct rocepath_qp_stats {
+	u32 qps;
+	u32 qps_max;
+};
+
+int rocepath_qp_init(void);
+void rocepath_qp_exit(void);
+u16 rocepath_qp_add(const struct ib_qp *qp, struct rocepath_qp_info *info,
+		    const u16 *sports, unsigned int nsports, bool *tracked);
+bool rocepath_qp_del(const struct ib_qp *qp, struct rocepath_qp_info *info);
+void rocepath_qp_del_device(const struct ib_device *ibdev);
+u32 rocepath_qp_sport_count(const struct in6_addr *remote, u16 sport);
+void rocepath_qp_get_stats(struct rocepath_qp_stats *s);
+int rocepath_qp_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		     const char *ibdev);
+int rocepath_qp_fill(struct sk_buff *skb, const struct rocepath_qp_info *info);
+
+#endif /* _ROCEPATH_QP_H */

@@ -1,0 +1,161 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rocepath VM, stage 2: PID 1 of every guest after switch_root.
+# Sets up the host name, the test link eth0 (192.0.2.<i>/24, 2001:db8::<i>/64,
+# soft-RoCE rxe0 on top), the control link eth1 (198.51.100.<i>/24, used only
+# by the agent that runs on_host commands) and then
+#   guest 1 (driver): waits for the other guests' agents, runs the job the
+#     host wrote to $RUN_DIR/job, streams its output to $RUN_DIR/h1.out and
+#     writes "RPVM-RESULT <token> <rc>" to ttyS1 -- the only place the host
+#     takes a result from, so a panic or a hang can never pass;
+#   guests 2..N: run scripts/vm/agent.py until the host stops them.
+# PID 1 must never exit: every path ends in poweroff.
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export LC_ALL=C.UTF-8 HOME=/root TERM=dumb
+umask 022
+
+console() { local u; read -r u _ </proc/uptime; echo "rpvm-h${idx:-?}: [$u] $*" >/dev/console; }
+halt() {
+	sync
+	busybox poweroff -f
+	sleep 30
+}
+die() {
+	console "error: $*"
+	halt
+}
+
+for arg in $(</proc/cmdline); do
+	case $arg in
+	rpvm.*=*) k=${arg%%=*}; v=${arg#*=}; printf -v "RPVM_${k#rpvm.}" '%s' "$v" ;;
+	esac
+done
+top=${RPVM_top:?}
+idx=${RPVM_idx:?}
+nhosts=${RPVM_n:?}
+run=${RPVM_run:?}
+token=${RPVM_token:?}
+ttimeout=${RPVM_timeout:-300}
+read -r rel </proc/sys/kernel/osrelease
+
+: >/etc/machine-id
+console "stage 2 started"
+
+echo "h$idx" >/proc/sys/kernel/hostname
+echo "h$idx" >/etc/hostname
+{
+	echo "127.0.0.1 localhost"
+	echo "::1 localhost"
+	for ((i = 1; i <= nhosts; i++)); do
+		echo "192.0.2.$i h$i"
+		echo "2001:db8::$i h$i"
+	done
+} >/etc/hosts
+ulimit -l unlimited	# RDMA memory registration
+ulimit -c 0
+
+# Name the NICs by MAC, whatever order they were probed in. Few forks:
+# under TCG every exec of a dynamic binary costs tens of milliseconds.
+mac_test=$(printf '52:54:00:12:34:%02x' "$idx")
+mac_ctl=$(printf '52:54:00:12:35:%02x' "$idx")
+t= c=
+for d in /sys/class/net/*; do
+	read -r a <"$d/address" 2>/dev/null || continue
+	[ "$a" = "$mac_test" ] && t=${d##*/}
+	[ "$a" = "$mac_ctl" ] && c=${d##*/}
+done
+[ -n "$t" ] || die "no NIC with MAC $mac_test"
+[ -n "$c" ] || die "no NIC with MAC $mac_ctl"
+if [ "$t" != eth0 ] || [ "$c" != eth1 ]; then
+	ip link set "$t" name rpvmt && ip link set "$c" name rpvmc
+	ip link set rpvmt name eth0 && ip link set rpvmc name eth1
+fi
+echo 1 >/proc/sys/net/ipv6/conf/eth1/disable_ipv6
+ip -batch - <<-EOT || die "network set-up failed"
+	link set lo up
+	link set eth0 up
+	link set eth1 up
+	addr add 192.0.2.$idx/24 dev eth0
+	addr add 2001:db8::$idx/64 dev eth0 nodad
+	addr add 198.51.100.$idx/24 dev eth1
+EOT
+console "network up"
+
+# The agent starts early (python is slow to start under TCG) and holds
+# every command until /run/rpvm.ready exists.
+if [ "$idx" != 1 ]; then
+	RPVM_AGENT_PORT=7000 /usr/bin/python3 "$top/scripts/vm/agent.py" serve \
+		"198.51.100.$idx" 7000 /run/rpvm.ready >/dev/console 2>&1 &
+	agent=$!
+fi
+
+modprobe -a rdma_rxe ib_uverbs rdma_ucm || die "modprobe rdma_rxe ib_uverbs rdma_ucm failed"
+rdma link add rxe0 type rxe netdev eth0 || die "rdma link add rxe0 type rxe netdev eth0 failed"
+console "rxe0 up"
+export ROCEPATH_TOP=$top
+export ROCEPATH_KO=$top/build/$rel/rocepath.ko
+export ROCEPATH_KREL=$rel
+export HOST_INDEX=$idx NHOSTS=$nhosts
+export HOST_IP4=192.0.2.$idx HOST_IP6=2001:db8::$idx
+if [ "$idx" = 1 ]; then
+	export PEER_IP4=192.0.2.2 PEER_IP6=2001:db8::2
+else
+	export PEER_IP4=192.0.2.1 PEER_IP6=2001:db8::1
+fi
+export IBDEV=rxe0 NETDEV=eth0 RUN_DIR=$run
+export RPVM_TIMEOUT=$ttimeout RPVM_AGENT_PORT=7000
+cd "$top" || die "cannot cd to $top"
+
+if [ "$idx" != 1 ]; then
+	: >/run/rpvm.ready
+	console "up, agent ready"
+	wait "$agent"
+	die "agent exited"
+fi
+
+# Driver: wait until every other guest's agent answers.
+. "$top/selftests/lib.sh" >/dev/null 2>&1 || die "cannot source selftests/lib.sh"
+for ((i = 2; i <= nhosts; i++)); do
+	ok=
+	for ((n = 0; n < 600; n++)); do
+		if [ "$(RPVM_QUIET=1 on_host "$i" 'echo rpvm-ok' 2>/dev/null)" = rpvm-ok ]; then
+			ok=1
+			break
+		fi
+		sleep 0.2
+	done
+	[ -n "$ok" ] || die "agent on h$i did not answer"
+done
+read -r up _ </proc/uptime
+echo "$up" >"$run/h1.ready"
+console "up after $up s, running the job"
+
+# The job: a bash-quoted command line written by run.sh.
+job=$(<"$run/job")
+timeout -k 10 "$ttimeout" bash -c "cd \"\$ROCEPATH_TOP\" && exec $job" \
+	</dev/null >>"$run/h1.out" 2>&1
+rc=$?
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	echo "# vm: test timed out after $ttimeout s" >>"$run/h1.out"
+	rc=1
+fi
+
+# A guest that logged a kernel bug fails the run even if the test passed.
+bugs='BUG[: ]|WARNING:|Oops|general protection|Call Trace|UBSAN|KASAN|list_(add|del) corruption|Objects remaining|refcount_t|soft lockup|hung_task|rcu.*stall'
+if dmesg | grep -E "$bugs" >"$run/h1.kbugs"; then
+	echo "# vm: kernel problem on h1:" >>"$run/h1.out"
+	sed 's/^/#   /' "$run/h1.kbugs" | head -n 40 >>"$run/h1.out"
+	rc=1
+fi
+for ((i = 2; i <= nhosts; i++)); do
+	if RPVM_QUIET=1 on_host "$i" "dmesg | grep -E '$bugs'" >"$run/h$i.kbugs" 2>&1; then
+		echo "# vm: kernel problem on h$i:" >>"$run/h1.out"
+		sed 's/^/#   /' "$run/h$i.kbugs" | head -n 40 >>"$run/h1.out"
+		rc=1
+	fi
+done
+sync
+echo "RPVM-RESULT $token $rc" >/dev/ttyS1
+halt

@@ -1,0 +1,292 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot HOSTS QEMU guests on a test kernel, linked on eth0 (soft-RoCE rxe0),
+# and run TEST on guest 1. See Documentation/testing.rst.
+#
+# Usage: scripts/vm/run.sh [-k 6.1|6.12|REL] [-n HOSTS] [-t SECONDS] [-l LOGDIR]
+#                          TEST [ARGS...]
+#
+# Exit code: the test's (0 pass, 4 skip, other fail), or 1 when a guest
+# panicked, WARNed, hung or died; then the console tails are printed.
+# The test's output (TAP) is streamed to stdout; harness notes ("# vm: ...")
+# go to stderr.
+#
+# Environment: ROCEPATH_VM_MEM (MiB per guest, default 768),
+# ROCEPATH_VM_SMP (vCPUs per guest, default 1), ROCEPATH_VM_ACCEL
+# (tcg|kvm|auto, default auto: KVM only if a cached probe showed it boots),
+# ROCEPATH_VM_KEEP=1 (keep the run directory even on success).
+
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+CACHE=${ROCEPATH_CACHE:-$TOP/.cache}
+PROG=vm
+
+note() { printf '# %s: %s\n' "$PROG" "$*" >&2; }
+die() { printf '# %s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
+usage() {
+	sed -n 's/^# \{0,1\}Usage: //p;/^#  *TEST \[/p' "$0" >&2
+	exit 2
+}
+
+kernel=6.12
+nhosts=2
+ttimeout=
+logdir=
+while getopts "k:n:t:l:h" opt; do
+	case $opt in
+	k) kernel=$OPTARG ;;
+	n) nhosts=$OPTARG ;;
+	t) ttimeout=$OPTARG ;;
+	l) logdir=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || usage
+test_path=$1
+shift
+
+case $nhosts in
+'' | *[!0-9]*) die "-n wants a number of hosts (1..20), got '$nhosts'" ;;
+esac
+[ "$nhosts" -ge 1 ] && [ "$nhosts" -le 20 ] || die "-n wants 1..20 hosts, got $nhosts"
+
+for tool in qemu-system-x86_64 timeout python3 cpio gzip modprobe; do
+	command -v "$tool" >/dev/null ||
+		die "$tool not found: run scripts/deps.sh (or apt-get install qemu-system-x86 kmod cpio python3)"
+done
+PY=/usr/bin/python3
+[ -x $PY ] || PY=$(command -v python3)
+
+# Kernel: 6.1 / 6.12 (from .cache/kernels.env) or a full release name.
+[ -f "$CACHE/kernels.env" ] || die "no $CACHE/kernels.env: run scripts/deps.sh"
+KREL_61= KREL_612=
+# shellcheck disable=SC1091
+. <(grep -E '^KREL_(61|612)=' "$CACHE/kernels.env")
+case $kernel in
+6.1) rel=$KREL_61 ;;
+6.12) rel=$KREL_612 ;;
+*) rel=$kernel ;;
+esac
+[ -n "$rel" ] || die "kernel '$kernel' is not in $CACHE/kernels.env: run scripts/deps.sh"
+kroot=$CACHE/kernels/$rel
+vmlinuz=$kroot/boot/vmlinuz-$rel
+[ -f "$vmlinuz" ] || die "no kernel image $vmlinuz: run scripts/deps.sh (known: ${KREL_61:-?} ${KREL_612:-?})"
+
+# The test: a path relative to the tree (or absolute), run on guest 1.
+case $test_path in
+/*) abs_test=$test_path ;;
+*) abs_test=$PWD/$test_path ;;
+esac
+[ -f "$abs_test" ] || die "no test file $test_path"
+case $abs_test in
+"$TOP"/*) ;;
+*) die "$test_path is outside the project tree $TOP; guests only see the tree writable" ;;
+esac
+if [ -z "$ttimeout" ]; then
+	ttimeout=300
+	settings=$(dirname "$abs_test")/settings
+	if [ -f "$settings" ]; then
+		t=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$settings")
+		[ -n "$t" ] && ttimeout=$t
+	fi
+fi
+case $ttimeout in
+'' | *[!0-9]*) die "-t wants seconds, got '$ttimeout'" ;;
+esac
+
+# Initramfs, rebuilt when its inputs change.
+mkdir -p "$CACHE/vm"
+initrd=$CACHE/vm/initramfs-$rel.cpio
+if [ ! -s "$initrd" ] || [ "$TOP/scripts/vm/init" -nt "$initrd" ] ||
+	[ "$TOP/scripts/vm/mkinitramfs.sh" -nt "$initrd" ]; then
+	"$TOP/scripts/vm/mkinitramfs.sh" "$rel" "$initrd" || die "building the initramfs for $rel failed"
+fi
+
+# The uncompressed kernel, booted through its PVH entry (no decompression
+# in the guest); the bzImage is the fallback.
+kimage=$CACHE/vm/vmlinux-$rel
+if [ ! -s "$kimage" ] || [ "$vmlinuz" -nt "$kimage" ]; then
+	"$TOP/scripts/vm/extract-vmlinux.sh" "$vmlinuz" "$kimage" 2>/dev/null || kimage=$vmlinuz
+fi
+
+# Acceleration: TCG unless a probe proved KVM boots (nested KVM hangs on
+# some hosts right after decompression, so it is never assumed).
+accel=${ROCEPATH_VM_ACCEL:-auto}
+if [ "$accel" = auto ]; then
+	accel=tcg
+	if [ -w /dev/kvm ] && [ "$(cat "$CACHE/vm/kvm-probe" 2>/dev/null)" = ok ]; then
+		accel=kvm
+	fi
+fi
+case $accel in
+kvm) accel_args=(-accel kvm -cpu host) ;;
+tcg) accel_args=(-accel tcg,thread=single) ;;
+*) die "ROCEPATH_VM_ACCEL must be tcg, kvm or auto, got '$accel'" ;;
+esac
+
+# Run directory: shared with the guests (inside the tree), kept on failure.
+mkdir -p "$TOP/results/vm" || die "cannot create $TOP/results/vm"
+tname=$(basename "$abs_test" .sh)
+run_dir=$(mktemp -d "$TOP/results/vm/$(date +%Y%m%d-%H%M%S)-$kernel-$tname-XXXX") ||
+	die "cannot create a run directory under $TOP/results/vm"
+chmod 0777 "$run_dir"
+token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+{
+	printf '%q' "$abs_test"
+	for a in "$@"; do printf ' %q' "$a"; done
+	echo
+} >"$run_dir/job"
+[ -x "$abs_test" ] || sed -i '1s/^/bash /' "$run_dir/job"
+: >"$run_dir/h1.out"
+
+pids=()
+hub_pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}" "${hub_pids[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Free UDP ports on loopback for the test link and the control link.
+free_ports() {
+	$PY - "$1" <<'EOF'
+import socket, sys
+socks = []
+for _ in range(int(sys.argv[1])):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("127.0.0.1", 0))
+    socks.append(s)
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+EOF
+}
+read -r -a ports <<<"$(free_ports $((2 * nhosts + 2)))"
+[ "${#ports[@]}" = $((2 * nhosts + 2)) ] || die "cannot find free UDP ports on 127.0.0.1"
+# ports[0..n-1]: test link of guest i, [n..2n-1]: control link, [2n], [2n+1]: hubs.
+netdev_args() { # LINK(0 test, 1 control) GUEST(1-based)
+	local link=$1 i=$2 base=$(($1 * nhosts)) peer
+	local me=${ports[$((base + i - 1))]}
+	if [ "$nhosts" -le 2 ]; then
+		peer=${ports[$((base + (i == 1 ? 1 : 0)))]}
+	else
+		peer=${ports[$((2 * nhosts + link))]}
+	fi
+	echo "socket,id=n$link,udp=127.0.0.1:$peer,localaddr=127.0.0.1:$me"
+}
+if [ "$nhosts" -gt 2 ]; then
+	for link in 0 1; do
+		$PY "$TOP/scripts/vm/hub.py" "${ports[$((2 * nhosts + link))]}" \
+			"${ports[@]:$((link * nhosts)):$nhosts}" &
+		hub_pids+=($!)
+	done
+fi
+
+mem=${ROCEPATH_VM_MEM:-768}
+smp=${ROCEPATH_VM_SMP:-1}
+host_timeout=$((ttimeout + 240))
+verbosity=quiet
+[ -n "${ROCEPATH_VM_VERBOSE:-}" ] && verbosity=ignore_loglevel
+start=$(date +%s.%N)
+for ((i = 1; i <= nhosts; i++)); do
+	cmdline="console=ttyS0 $verbosity panic_on_warn=1 oops=panic panic=-1 mitigations=off"
+	cmdline+=" rpvm.top=$TOP rpvm.idx=$i rpvm.n=$nhosts rpvm.run=$run_dir"
+	cmdline+=" rpvm.token=$token rpvm.timeout=$ttimeout"
+	timeout -k 5 "$host_timeout" qemu-system-x86_64 \
+		"${accel_args[@]}" -machine pc -m "$mem" -smp "$smp" \
+		-nodefaults -display none -no-reboot -monitor none \
+		-kernel "$kimage" -initrd "$initrd" -append "$cmdline" \
+		-serial "file:$run_dir/console-h$i.log" \
+		-serial "file:$run_dir/result-h$i" \
+		-virtfs "local,path=/,mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$TOP,mount_tag=project,security_model=none,multidevs=remap" \
+		-netdev "$(netdev_args 0 "$i")" \
+		-device "virtio-net-pci,netdev=n0,mac=$(printf '52:54:00:12:34:%02x' "$i"),addr=0x4" \
+		-netdev "$(netdev_args 1 "$i")" \
+		-device "virtio-net-pci,netdev=n1,mac=$(printf '52:54:00:12:35:%02x' "$i"),addr=0x5" \
+		</dev/null >"$run_dir/qemu-h$i.err" 2>&1 &
+	pids+=($!)
+done
+note "$rel: booting $nhosts guest(s) ($accel, ${mem}M), test $test_path, run dir ${run_dir#"$TOP"/}"
+
+# Stream h1.out while watching every guest; a guest that exits early died.
+off=0
+stream() {
+	local sz
+	sz=$(stat -c %s "$run_dir/h1.out" 2>/dev/null) || return 0
+	if [ "$sz" -gt "$off" ]; then
+		tail -c +$((off + 1)) "$run_dir/h1.out" | head -c $((sz - off))
+		off=$sz
+	fi
+}
+ready=
+dead=
+while kill -0 "${pids[0]}" 2>/dev/null; do
+	stream
+	if [ -z "$ready" ] && [ -s "$run_dir/h1.ready" ]; then
+		ready=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+		note "$rel: $nhosts guest(s) ready after ${ready}s wall, h1 guest uptime $(<"$run_dir/h1.ready")s"
+		echo "$rel wall=$ready guest=$(<"$run_dir/h1.ready")" >"$run_dir/boot-time"
+	fi
+	for ((i = 2; i <= nhosts; i++)); do
+		if ! kill -0 "${pids[$((i - 1))]}" 2>/dev/null; then
+			dead=$i
+			break 2
+		fi
+	done
+	sleep 0.2
+done
+if [ -n "$dead" ]; then
+	kill "${pids[0]}" 2>/dev/null
+fi
+wait "${pids[0]}"
+qrc=$?
+stream
+
+rc=
+res=$(grep -a "^RPVM-RESULT $token " "$run_dir/result-h1" 2>/dev/null | tail -n1)
+if [ -n "$res" ] && [ -z "$dead" ]; then
+	rc=${res##* }
+	rc=${rc//[!0-9]/}
+fi
+problem=
+if [ -n "$dead" ]; then
+	problem="guest h$dead died (panic, WARN or crash) during the run"
+elif [ -z "$rc" ]; then
+	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+		problem="guest h1 hung: no result after ${host_timeout}s"
+	else
+		problem="guest h1 gave no result (panic, WARN or crash; qemu exit $qrc)"
+	fi
+fi
+for ((i = 1; i <= nhosts; i++)); do
+	if grep -aqE 'Kernel panic|WARNING:|BUG:|Oops' "$run_dir/console-h$i.log" 2>/dev/null; then
+		[ -n "$problem" ] || problem="kernel problem on the console of h$i"
+	fi
+done
+if [ -n "$problem" ]; then
+	note "FAIL: $problem"
+	for ((i = 1; i <= nhosts; i++)); do
+		note "--- console of h$i (tail) ---"
+		tail -n 40 "$run_dir/console-h$i.log" 2>/dev/null | sed 's/^/#   /' >&2
+		if [ -s "$run_dir/qemu-h$i.err" ]; then
+			note "--- qemu stderr of h$i ---"
+			sed 's/^/#   /' "$run_dir/qemu-h$i.err" | tail -n 10 >&2
+		fi
+	done
+	rc=1
+fi
+
+if [ -n "$logdir" ]; then
+	mkdir -p "$logdir" && cp -r "$run_dir/." "$logdir/" && note "logs in $logdir"
+fi
+if [ "$rc" = 0 ] || [ "$rc" = 4 ]; then
+	[ "${ROCEPATH_VM_KEEP:-0}" = 1 ] || rm -rf "$run_dir"
+else
+	note "run directory kept: ${run_dir#"$TOP"/}"
+fi
+exit "$rc"

@@ -1,0 +1,164 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers shared by the rocepathd selftests (daemon_*.sh) and the demo.
+# Sourced, never run: running it directly reports SKIP.
+#
+# Each guest keeps its own config, topology and placement under
+# /run/rocepath (tmpfs: inotify sees changes made on the guest, which it
+# would not on the shared 9p tree), logs to /run/rocepath/rocepathd.log
+# and writes its pid to /run/rocepath/rocepathd.pid.
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	echo "1..0 # SKIP daemon_lib.sh is a helper for the daemon_*.sh tests"
+	exit 4
+fi
+
+RPD_DIR=/run/rocepath
+RPD_BIN=${RPD_BIN:-$ROCEPATH_TOP/daemon/rocepathd/rocepathd}
+RP_CLI=${RP_CLI:-$ROCEPATH_TOP/daemon/rocepath}
+RPD_EXAMPLE=${RPD_EXAMPLE:-$ROCEPATH_TOP/examples/two-host}
+NHOSTS=${NHOSTS:-2}
+
+# rpd_setup N: module loaded, files and config in place on guest N.
+rpd_setup() {
+	local n=$1
+	on_host "$n" "set -e; mkdir -p $RPD_DIR
+		lsmod | grep -q '^rocepath ' || insmod '$ROCEPATH_KO'
+		cp '$RPD_EXAMPLE/topology.json' '$RPD_EXAMPLE/placement.json' $RPD_DIR/
+		cat > $RPD_DIR/rocepathd.conf <<'CONF'
+{\"topology\": \"$RPD_DIR/topology.json\",
+ \"placement\": \"$RPD_DIR/placement.json\",
+ \"dcqcn\": {\"*\": {\"np_enable\": 1, \"rp_enable\": 1, \"rp_ai_rate\": 7}},
+ \"debounce_ms\": 100, \"log_level\": \"debug\"}
+CONF"
+}
+
+# rpd_start N: start rocepathd on guest N in the background (by pid).
+rpd_start() {
+	local n=$1
+	on_host "$n" "setsid '$RPD_BIN' -c $RPD_DIR/rocepathd.conf </dev/null \
+		>>$RPD_DIR/rocepathd.log 2>&1 & echo \$! >$RPD_DIR/rocepathd.pid"
+}
+
+# rpd_stop N [SIG]: signal the daemon by its pid and wait for it to exit.
+rpd_stop() {
+	local n=$1 sig=${2:-TERM}
+	on_host "$n" "pid=\$(cat $RPD_DIR/rocepathd.pid 2>/dev/null) || exit 0
+		kill -$sig \$pid 2>/dev/null
+		for i in \$(seq 50); do kill -0 \$pid 2>/dev/null || exit 0; sleep 0.1; done
+		echo 'rocepathd did not exit'; exit 1"
+}
+
+rpd_running() {
+	on_host "$1" "kill -0 \$(cat $RPD_DIR/rocepathd.pid)" >/dev/null 2>&1
+}
+
+# rpd_log_count N PATTERN: number of log lines matching PATTERN (grep -E).
+rpd_log_count() {
+	on_host "$1" "grep -cE '$2' $RPD_DIR/rocepathd.log" 2>/dev/null | tail -n1
+}
+
+# rpd_wait_log N PATTERN [MIN [TRIES]]: until at least MIN lines match.
+rpd_wait_log() {
+	local n=$1 pat=$2 min=${3:-1} tries=${4:-60} i c
+	for ((i = 0; i < tries; i++)); do
+		c=$(rpd_log_count "$n" "$pat")
+		[ "${c:-0}" -ge "$min" ] && return 0
+		sleep 0.5
+	done
+	log "h$n: no '$pat' (x$min) in the rocepathd log; its tail:"
+	on_host "$n" "tail -n 30 $RPD_DIR/rocepathd.log" | sed 's/^/#   /'
+	return 1
+}
+
+# rpd_save_logs: copy every guest's daemon log to RUN_DIR.
+rpd_save_logs() {
+	local n
+	for ((n = 1; n <= NHOSTS; n++)); do
+		on_host "$n" "cp $RPD_DIR/rocepathd.log '$RUN_DIR/h$n-rocepathd.log'" \
+			>/dev/null 2>&1
+	done
+}
+
+# rpd_plan_ports SRC DST [PLACEMENT]: the planned sports of SRC -> DST, one
+# per line, ascending, from `rocepath -j plan` (the contract's flows list).
+rpd_plan_ports() {
+	local src=$1 dst=$2 place=${3:-$RPD_EXAMPLE/placement.json} out
+	if out=$("$RP_CLI" -j plan topology "$RPD_EXAMPLE/topology.json" placement "$place" 2>/dev/null); then
+		echo "$out" | python3 -c "
+import json, sys
+plan = json.load(sys.stdin)
+print('\\n'.join(str(p) for p in sorted({f['sport'] for f in plan['flows']
+      if f['src_host'] == '$src' and f['dst_host'] == '$dst'})))"
+		return
+	fi
+	# Fallback while \`rocepath plan\` is unavailable: the same planner
+	# through rocepathd --check (the host's pins; remote = dst's address).
+	local conf
+	conf=$(mktemp)
+	printf '{"topology": "%s", "placement": "%s", "host": "%s"}' \
+		"$RPD_EXAMPLE/topology.json" "$place" "$src" >"$conf"
+	"$RPD_BIN" -c "$conf" --check |
+		sed -n "s/^pin 192\\.0\\.2\\.${dst#h} sport \\([0-9,]*\\)\$/\\1/p" | tr , '\n'
+	rm -f "$conf"
+}
+
+# rpd_pins N: the installed path-set ports on guest N, as 'REMOTE PORT,PORT'.
+rpd_pins() {
+	on_host "$1" "'$RP_CLI' -j pin show" | python3 -c "
+import json, sys
+for p in json.load(sys.stdin):
+    print(p['remote'], ','.join(str(s) for s in sorted(p['sports'])))"
+}
+
+# rpd_generation N: the pin set generation (from rocepath -j stats).
+rpd_generation() {
+	on_host "$1" "'$RP_CLI' -j stats" | python3 -c "
+import json, sys
+s = json.load(sys.stdin)
+s = s[0] if isinstance(s, list) else s
+print(s.get('generation', ''))"
+}
+
+# rpd_capture_start N: tcpdump RoCEv2 arriving on guest N's test link.
+rpd_capture_start() {
+	local n=$1
+	on_host "$n" "rm -f $RPD_DIR/cap.pcap; setsid tcpdump -i '$NETDEV' -nn -U -w $RPD_DIR/cap.pcap \
+		'udp dst port 4791 and src host $2' </dev/null >$RPD_DIR/tcpdump.log 2>&1 &
+		echo \$! >$RPD_DIR/tcpdump.pid
+		for i in \$(seq 50); do grep -q listening $RPD_DIR/tcpdump.log && exit 0; sleep 0.1; done
+		cat $RPD_DIR/tcpdump.log; exit 1"
+}
+
+# rpd_capture_ports N: stop the capture; print the source ports seen, sorted.
+rpd_capture_ports() {
+	local n=$1
+	on_host "$n" "sleep 0.5; kill -INT \$(cat $RPD_DIR/tcpdump.pid); sleep 0.5
+		tcpdump -nn -r $RPD_DIR/cap.pcap 2>/dev/null |
+		sed -n 's/.* IP [0-9.]*\.\([0-9]*\) > .*/\1/p' | sort -un"
+}
+
+# rpd_traffic SERVER CLIENT QPS: ib_write_bw with QPS queue pairs.
+rpd_traffic() {
+	local srv=$1 cli=$2 qps=$3 srv_ip=192.0.2.$1 rc gs gc
+	gs=$(rpd_gid "$srv") && gc=$(rpd_gid "$cli") || { log "no IPv4 RoCEv2 GID on $IBDEV"; return 1; }
+	on_host_bg "$srv" bw_srv "timeout 120 ib_write_bw -d '$IBDEV' -x $gs -q $qps -s 4096 -n 20 -F"
+	sleep 1
+	retry 20 1 on_host "$cli" "timeout 120 ib_write_bw -d '$IBDEV' -x $gc -q $qps -s 4096 -n 20 -F $srv_ip" \
+		>"$RUN_DIR/bw_client.out" 2>&1
+	rc=$?
+	wait_bg "$srv" bw_srv 120 >"$RUN_DIR/bw_server.out" 2>&1 || rc=1
+	[ $rc = 0 ] || { log "ib_write_bw failed:"; sed 's/^/#   /' "$RUN_DIR/bw_client.out" | tail -n 15; }
+	return $rc
+}
+
+# rpd_gid N: the GID index of guest N's IPv4 (::ffff:192.0.2.N) RoCEv2 GID,
+# so traffic is addressed by the IPv4 address the plan pins.
+rpd_gid() {
+	on_host "$1" "d=/sys/class/infiniband/$IBDEV/ports/1
+		for g in \$d/gids/*; do i=\${g##*/}
+			case \$(cat \$g 2>/dev/null) in *ffff:c000:02*) ;; *) continue ;; esac
+			grep -q 'v2' \$d/gid_attrs/types/\$i 2>/dev/null && { echo \$i; exit 0; }
+		done; exit 1"
+}

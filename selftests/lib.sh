@@ -1,0 +1,266 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for rocepath selftests, sourced by selftests/<name>.sh. The tests run
+# on guest 1 of scripts/vm/run.sh (see Documentation/testing.rst) with
+# ROCEPATH_TOP, ROCEPATH_KO, HOST_INDEX, HOST_IP4/6, PEER_IP4/6, IBDEV, NETDEV
+# and RUN_DIR set. Idioms follow tools/testing/selftests/net/lib.sh:
+# TAP output, exit 4 (KSFT_SKIP) when the test cannot run, cleanup via defer.
+#
+#   ksft_pass [DESC] / ksft_fail DESC / ksft_skip DESC   one TAP result line
+#   ksft_test DESC CMD...       run CMD, pass or fail DESC by its exit code
+#   ksft_exit                   trailing plan + totals; exit 1 if anything
+#                               failed, 4 if everything skipped, else 0
+#   ksft_skip_all REASON        the whole test cannot run: exit 4
+#   log MSG                     "# MSG" on stdout
+#   require_cmd CMD...          skip the test when a command is missing
+#   require_module              skip the test when $ROCEPATH_KO is not built
+#   defer CMD...                run CMD at exit (last deferred runs first)
+#   on_host N CMD...            run a shell command on guest N, print its
+#                               output, return its exit code
+#   on_host_bg N NAME CMD...    start it in the background
+#   wait_bg N NAME [SECONDS]    wait for it, print its output, return its code
+#   kill_bg N NAME              stop it (the remote command is killed too)
+#   retry N DELAY CMD...        run CMD until it succeeds, at most N times
+#   kmsg_mark / kmsg_bugs       remember the kernel log position / print
+#                               WARN, BUG, oops, leak lines logged since
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+: "${ROCEPATH_TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+: "${HOST_INDEX:=1}"
+: "${RPVM_AGENT_PORT:=7000}"
+: "${RPVM_TIMEOUT:=300}"
+: "${RUN_DIR:=/tmp}"
+
+__ksft_n=0
+__ksft_pass=0
+__ksft_fail=0
+__ksft_skip=0
+__ksft_header=
+
+__ksft_tap_header() {
+	[ -n "$__ksft_header" ] && return
+	__ksft_header=1
+	echo "TAP version 13"
+}
+
+log() {
+	echo "# $*"
+}
+
+ksft_pass() {
+	__ksft_tap_header
+	__ksft_n=$((__ksft_n + 1))
+	__ksft_pass=$((__ksft_pass + 1))
+	echo "ok $__ksft_n ${*:-$(basename "$0" .sh)}"
+}
+
+ksft_fail() {
+	__ksft_tap_header
+	__ksft_n=$((__ksft_n + 1))
+	__ksft_fail=$((__ksft_fail + 1))
+	echo "not ok $__ksft_n ${*:-$(basename "$0" .sh)}"
+}
+
+ksft_skip() {
+	__ksft_tap_header
+	__ksft_n=$((__ksft_n + 1))
+	__ksft_skip=$((__ksft_skip + 1))
+	echo "ok $__ksft_n ${*:-$(basename "$0" .sh)} # SKIP"
+}
+
+# ksft_test DESC CMD...: CMD's output is shown as TAP comments.
+ksft_test() {
+	local desc=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/#   /'
+	if [ "$rc" = 0 ]; then
+		ksft_pass "$desc"
+	elif [ "$rc" = "$KSFT_SKIP" ]; then
+		ksft_skip "$desc"
+	else
+		ksft_fail "$desc"
+	fi
+	return "$rc"
+}
+
+ksft_exit() {
+	__ksft_tap_header
+	echo "1..$__ksft_n"
+	echo "# Totals: pass:$__ksft_pass fail:$__ksft_fail skip:$__ksft_skip"
+	if [ "$__ksft_fail" -gt 0 ]; then
+		exit "$KSFT_FAIL"
+	elif [ "$__ksft_pass" = 0 ] && [ "$__ksft_skip" -gt 0 ]; then
+		exit "$KSFT_SKIP"
+	fi
+	exit "$KSFT_PASS"
+}
+
+ksft_skip_all() {
+	__ksft_tap_header
+	echo "1..0 # SKIP $*"
+	exit "$KSFT_SKIP"
+}
+
+require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null || ksft_skip_all "$c is not installed"
+	done
+}
+
+require_module() {
+	[ -f "${ROCEPATH_KO:-}" ] ||
+		ksft_skip_all "rocepath.ko not built for $(uname -r) (${ROCEPATH_KO:-ROCEPATH_KO unset}): run scripts/kbuild.sh $(uname -r)"
+}
+
+# Cleanup, as in net/lib.sh: deferred commands run in reverse at exit,
+# then background jobs still running are stopped.
+__defer_cmds=()
+defer() {
+	__defer_cmds+=("$*")
+}
+
+__lib_cleanup() {
+	local i
+	for ((i = ${#__defer_cmds[@]} - 1; i >= 0; i--)); do
+		eval "${__defer_cmds[$i]}" >/dev/null 2>&1
+	done
+	__defer_cmds=()
+	__bg_kill_all
+}
+trap __lib_cleanup EXIT
+
+retry() {
+	local n=$1 delay=$2 i
+	shift 2
+	for ((i = 1; i <= n; i++)); do
+		"$@" && return 0
+		[ "$i" -lt "$n" ] && sleep "$delay"
+	done
+	return 1
+}
+
+# on_host N CMD...: the words of CMD are joined with spaces and run by
+# bash -c on guest N (like ssh), with the guest's test environment, in
+# $ROCEPATH_TOP, stdin from /dev/null; stdout and stderr are merged.
+# Remote commands are killed after ON_HOST_TIMEOUT (default: the test's
+# timeout) seconds and then return 124; 255 means the agent is unreachable.
+on_host() {
+	local n=$1
+	shift
+	local cmd="$*"
+	local t=${ON_HOST_TIMEOUT:-$RPVM_TIMEOUT}
+
+	if [ "$n" = "$HOST_INDEX" ]; then
+		(cd "$ROCEPATH_TOP" && timeout -k 5 "$t" bash -c "$cmd" </dev/null 2>&1)
+		return
+	fi
+
+	local LC_ALL=C fd magic rc len
+	if ! exec {fd}<>"/dev/tcp/198.51.100.$n/$RPVM_AGENT_PORT" 2>/dev/null; then
+		[ -n "${RPVM_QUIET:-}" ] || echo "on_host: cannot reach the agent on h$n (198.51.100.$n:$RPVM_AGENT_PORT)" >&2
+		return 255
+	fi
+	printf 'RPV1 %d %d\n%s' "$t" "${#cmd}" "$cmd" >&"$fd"
+	if ! read -r -t $((t + 60)) magic rc len <&"$fd" || [ "$magic" != RPV1 ]; then
+		exec {fd}>&-
+		echo "on_host: lost the agent on h$n while running: $cmd" >&2
+		return 255
+	fi
+	[ "$len" -gt 0 ] && timeout 60 head -c "$len" <&"$fd"
+	exec {fd}>&-
+	return "$rc"
+}
+
+__bg_dir() {
+	local d=${RPVM_BG_DIR:-/tmp/rocepath-bg.$$}
+	mkdir -p "$d"
+	echo "$d"
+}
+
+on_host_bg() {
+	local n=$1 name=$2 d
+	shift 2
+	d=$(__bg_dir)
+	rm -f "$d/$n.$name".{out,rc,pid}
+	(
+		trap - EXIT
+		on_host "$n" "$@" >"$d/$n.$name.out" 2>&1
+		echo $? >"$d/$n.$name.rc"
+	) &
+	echo $! >"$d/$n.$name.pid"
+}
+
+wait_bg() {
+	local n=$1 name=$2 t=${3:-$RPVM_TIMEOUT} d pid i rc
+	d=$(__bg_dir)
+	pid=$(cat "$d/$n.$name.pid" 2>/dev/null) || {
+		echo "wait_bg: no background job $name on h$n" >&2
+		return 1
+	}
+	for ((i = 0; i < t * 10; i++)); do
+		[ -f "$d/$n.$name.rc" ] && break
+		kill -0 "$pid" 2>/dev/null || { sleep 0.1; [ -f "$d/$n.$name.rc" ]; break; }
+		sleep 0.1
+	done
+	if [ ! -f "$d/$n.$name.rc" ]; then
+		kill_bg "$n" "$name"
+		cat "$d/$n.$name.out" 2>/dev/null
+		echo "wait_bg: $name on h$n did not finish within ${t}s" >&2
+		rm -f "$d/$n.$name".{out,rc,pid}
+		return 124
+	fi
+	wait "$pid" 2>/dev/null
+	cat "$d/$n.$name.out"
+	rc=$(cat "$d/$n.$name.rc")
+	rm -f "$d/$n.$name".{out,rc,pid}
+	return "$rc"
+}
+
+kill_bg() {
+	local n=$1 name=$2 d pid
+	d=$(__bg_dir)
+	pid=$(cat "$d/$n.$name.pid" 2>/dev/null) || return 0
+	__kill_tree "$pid"
+	wait "$pid" 2>/dev/null
+	rm -f "$d/$n.$name".{rc,pid}
+}
+
+# Remote jobs die with their connection; local ones need the whole tree.
+__kill_tree() {
+	local c
+	kill -STOP "$1" 2>/dev/null
+	for c in $(pgrep -P "$1"); do
+		__kill_tree "$c"
+	done
+	kill -KILL "$1" 2>/dev/null
+}
+
+__bg_kill_all() {
+	local d=${RPVM_BG_DIR:-/tmp/rocepath-bg.$$} f n name
+	[ -d "$d" ] || return 0
+	for f in "$d"/*.pid; do
+		[ -e "$f" ] || continue
+		f=$(basename "$f" .pid)
+		n=${f%%.*}
+		name=${f#*.}
+		kill_bg "$n" "$name"
+	done
+	rm -rf "$d"
+}
+
+# Kernel log checks: kmsg_mark before, kmsg_bugs after (prints offending
+# lines and returns 0 when there are any).
+KMSG_BUG_RE='BUG[: ]|WARNING:|Oops|general protection|Call Trace|UBSAN|KASAN|list_(add|del) corruption|Objects remaining|refcount_t|leak|soft lockup|hung_task|rcu.*stall|Tainted:.*[DW]'
+kmsg_mark() {
+	__kmsg_mark=$(dmesg | wc -l)
+}
+
+kmsg_bugs() {
+	dmesg | tail -n +$((${__kmsg_mark:-0} + 1)) | grep -E "$KMSG_BUG_RE"
+}
