@@ -17,9 +17,13 @@ KDIR ?= /lib/modules/$(KREL)/build
 PREFIX ?= /usr
 SBINDIR ?= $(PREFIX)/sbin
 DESTDIR ?=
+SYSCONFDIR ?= /etc
+UNITDIR ?= /lib/systemd/system
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/rocepath
 
 .PHONY: all module modules-all userspace gen gen-check deps check demo bench \
-	install uninstall clean
+	install uninstall dkms-src dkms-install dkms-uninstall clean
 
 all: module userspace
 
@@ -62,9 +66,47 @@ bench: deps
 install: all
 	install -D -m 0755 daemon/rocepath $(DESTDIR)$(SBINDIR)/rocepath
 	install -D -m 0755 daemon/rocepathd/rocepathd $(DESTDIR)$(SBINDIR)/rocepathd
+	install -D -m 0644 scripts/systemd/rocepathd.service \
+		$(DESTDIR)$(UNITDIR)/rocepathd.service
+	install -D -m 0644 examples/rocepathd.conf \
+		$(DESTDIR)$(DOCDIR)/examples/rocepathd.conf
+	@[ -e $(DESTDIR)$(SYSCONFDIR)/rocepath/rocepathd.conf ] || \
+		install -D -m 0644 examples/rocepathd.conf \
+			$(DESTDIR)$(SYSCONFDIR)/rocepath/rocepathd.conf
+	for m in Documentation/man/*.8; do \
+		install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man8/$$(basename $$m); \
+	done
 	@if [ -f rocepath.ko ] && [ -z "$(DESTDIR)" ]; then \
 		$(MAKE) -C "$(KDIR)" M="$(TOP)" modules_install && depmod -a $(KREL); \
 	fi
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/rocepath $(DESTDIR)$(SBINDIR)/rocepathd
+	rm -f $(DESTDIR)$(UNITDIR)/rocepathd.service
+	rm -rf $(DESTDIR)$(DOCDIR)
+	for m in Documentation/man/*.8; do rm -f $(DESTDIR)$(MANDIR)/man8/$$(basename $$m); done
+	@echo "kept $(DESTDIR)$(SYSCONFDIR)/rocepath/ (configuration)"
+
+# DKMS: the module sources (Kbuild, kmod/, include/, dkms.conf) under
+# /usr/src/rocepath-<version>, rebuilt by DKMS for every installed kernel.
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(TOP)/dkms.conf)
+DKMS_SRC ?= $(DESTDIR)/usr/src/rocepath-$(DKMS_VERSION)
+
+dkms-src:
+	rm -rf "$(DKMS_SRC)"
+	install -d "$(DKMS_SRC)/kmod"
+	install -m 0644 Kbuild dkms.conf "$(DKMS_SRC)/"
+	install -m 0644 kmod/*.c kmod/*.h "$(DKMS_SRC)/kmod/"
+	cd include && find . -name '*.h' -exec install -D -m 0644 {} "$(DKMS_SRC)/include/{}" \;
+
+dkms-install: dkms-src
+	dkms add rocepath/$(DKMS_VERSION)
+	dkms build rocepath/$(DKMS_VERSION)
+	dkms install rocepath/$(DKMS_VERSION)
+
+dkms-uninstall:
+	-dkms remove rocepath/$(DKMS_VERSION) --all
+	rm -rf "$(DKMS_SRC)"
 
 clean:
 	-[ -d "$(KDIR)" ] && $(MAKE) -C "$(KDIR)" M="$(TOP)" clean

@@ -102,6 +102,8 @@ void rocepath_rp_init(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *d
 		      u64 now);
 void rocepath_rp_cnp(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
 		     u64 now);
+u32 rocepath_rp_rate(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
+		     u64 now, u32 *alpha);
 u64 rocepath_rp_tx(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
 		   u64 now, unsigned int len);
 

@@ -167,6 +167,20 @@ void rocepath_rp_cnp(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd
 	spin_unlock_bh(&rp->lock);
 }
 
+/* Current rate (kbit/s) and alpha, with the time-driven events run. */
+u32 rocepath_rp_rate(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
+		     u64 now, u32 *alpha)
+{
+	u32 rc;
+
+	spin_lock_bh(&rp->lock);
+	rp_advance(rp, dd, now);
+	rc = rp->rc;
+	*alpha = min(rp->alpha, ALPHA_ONE - 1);
+	spin_unlock_bh(&rp->lock);
+	return rc;
+}
+
 u64 rocepath_rp_tx(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
 		   u64 now, unsigned int len)
 {

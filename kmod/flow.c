@@ -347,10 +347,7 @@ static int flow_fill(struct sk_buff *skb, struct netlink_callback *cb,
 		struct rocepath_rp *rp = READ_ONCE(f->rp);
 		u32 rc, alpha, ceil;
 
-		spin_lock_bh(&rp->lock);
-		rc = rp->rc;
-		alpha = min(rp->alpha, 1023U);
-		spin_unlock_bh(&rp->lock);
+		rc = rocepath_rp_rate(rp, f->dd, ktime_get_ns(), &alpha);
 		ceil = rocepath_rp_ceiling(f->dd);
 		if (nla_put_u32(skb, ROCEPATH_A_FLOW_RATE_MBPS, rc / 1000) ||
 		    nla_put_u32(skb, ROCEPATH_A_FLOW_ALPHA, alpha) ||

@@ -55,7 +55,7 @@ const struct nla_policy rocepath_dcqcn_nl_policy[ROCEPATH_A_DCQCN_FQ_MISSING + 1
 
 const struct nla_policy rocepath_pin_nl_policy[ROCEPATH_A_PIN_SPORT_QPS + 1] = {
 	[ROCEPATH_A_PIN_IBDEV] = { .type = NLA_NUL_STRING, .len = 63, },
-	[ROCEPATH_A_PIN_REMOTE] = { .len = 4, },
+	[ROCEPATH_A_PIN_REMOTE] = { .type = NLA_BINARY, },
 	[ROCEPATH_A_PIN_SPORT] = NLA_POLICY_FULL_RANGE(NLA_U16, &rocepath_a_pin_sport_range),
 	[ROCEPATH_A_PIN_RQPN] = NLA_POLICY_FULL_RANGE(NLA_U32, &rocepath_a_pin_rqpn_range),
 	[ROCEPATH_A_PIN_LQPN] = NLA_POLICY_FULL_RANGE(NLA_U32, &rocepath_a_pin_lqpn_range),

@@ -264,3 +264,76 @@ kmsg_mark() {
 kmsg_bugs() {
 	dmesg | tail -n +$((${__kmsg_mark:-0} + 1)) | grep -E "$KMSG_BUG_RE"
 }
+
+# RDMA helpers. Under TCG soft-RoCE moves about 1.5 Mbit/s: keep traffic
+# small. Servers start first (in the background on the peer), clients retry
+# until the server answers.
+
+# gid_index IBDEV ADDR: the index of the RoCEv2 GID holding ADDR (IPv4 or
+# IPv6); prints nothing and fails when there is none.
+gid_index() {
+	local dev=$1 addr=$2
+	python3 - "$dev" "$addr" <<-'PYEOF'
+	import ipaddress, os, sys
+	dev, addr = sys.argv[1], ipaddress.ip_address(sys.argv[2])
+	want = (ipaddress.IPv6Address("::ffff:" + str(addr)) if addr.version == 4 else addr)
+	base = "/sys/class/infiniband/%s/ports/1" % dev
+	for i in sorted(os.listdir(base + "/gids"), key=int):
+	    try:
+	        gid = open("%s/gids/%s" % (base, i)).read().strip()
+	        typ = open("%s/gid_attrs/types/%s" % (base, i)).read().strip()
+	    except OSError:
+	        continue
+	    if "v2" in typ and ipaddress.IPv6Address(gid) == want:
+	        print(i)
+	        sys.exit(0)
+	sys.exit(1)
+	PYEOF
+}
+
+# rdma_pingpong [-6] [ARGS...]: ibv_rc_pingpong, server on guest 2, client
+# here, 20 iterations unless ARGS say otherwise; -6 uses the IPv6 GIDs (the
+# out-of-band TCP exchange stays on IPv4: the server listens on IPv4 only).
+# Prints both sides' output.
+rdma_pingpong() {
+	local peer=$PEER_IP4 lgid rgid rc src
+	if [ "${1:-}" = -6 ]; then
+		shift
+		lgid=$(gid_index "$IBDEV" "$HOST_IP6") || { echo "no RoCEv2 GID for $HOST_IP6"; return 1; }
+		rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP6") ||
+			{ echo "no RoCEv2 GID for $PEER_IP6 on h2"; return 1; }
+	else
+		lgid=$(gid_index "$IBDEV" "$HOST_IP4") || { echo "no RoCEv2 GID for $HOST_IP4"; return 1; }
+		rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
+			{ echo "no RoCEv2 GID for $PEER_IP4 on h2"; return 1; }
+	fi
+	on_host_bg 2 pingpong "ibv_rc_pingpong -d $IBDEV -g $rgid -n 20 $*"
+	retry 30 1 ibv_rc_pingpong -d "$IBDEV" -g "$lgid" -n 20 "$@" "$peer" 2>&1
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		kill_bg 2 pingpong
+		return "$rc"
+	fi
+	src=$(wait_bg 2 pingpong 60 2>&1) || rc=1
+	printf '%s\n' "$src" | sed 's/^/h2: /'
+	return "$rc"
+}
+
+# rdma_write_bw [ARGS...]: ib_write_bw (RC, 4 KiB x 50 unless ARGS say
+# otherwise), server on guest 2, client here.
+rdma_write_bw() {
+	local lgid rgid rc out
+	lgid=$(gid_index "$IBDEV" "$HOST_IP4") || { echo "no RoCEv2 GID for $HOST_IP4"; return 1; }
+	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
+		{ echo "no RoCEv2 GID for $PEER_IP4 on h2"; return 1; }
+	on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 50 -F $*"
+	retry 30 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 50 -F "$@" "$PEER_IP4" 2>&1
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		kill_bg 2 write_bw
+		return "$rc"
+	fi
+	out=$(wait_bg 2 write_bw 60 2>&1) || rc=1
+	printf '%s\n' "$out" | sed 's/^/h2: /'
+	return "$rc"
+}

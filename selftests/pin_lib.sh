@@ -17,7 +17,7 @@ require_ynl() {
 
 # ynl ARGS...: run the YNL CLI locally (guest 1).
 ynl() {
-	$YNL "$@"
+	timeout 60 $YNL "$@"
 }
 
 # rp_load N [PARAMS...]: (re)load the module on guest N.
@@ -56,4 +56,10 @@ cap_stop() {
 cap_sports() {
 	tcpdump -nn -r "$RUN_DIR/$1.pcap" "src host $2 and udp dst port 4791" 2>/dev/null |
 		awk '{ n = split($3, a, "."); print a[n] }' | sort -n | uniq -c
+}
+
+# ynl_fast ARGS...: cli.py without validating the spec against the schema
+# (ynl validates once per process; that alone takes ~10 s under TCG).
+ynl_fast() {
+	timeout 60 python3 "$YNL_DIR/cli.py" --spec "$YNL_SPEC" --no-schema "$@"
 }

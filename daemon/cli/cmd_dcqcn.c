@@ -25,6 +25,12 @@ static void dcqcn_print(struct rp_out *o, const struct rp_dcqcn *d)
 		snprintf(fmt, sizeof(fmt), " %s %%llu", name);
 		rp_out_uint(o, name, fmt, d->val[a]);
 	}
+	/* Dump-only state, not settable. */
+	if (RP_HAS(d, ROCEPATH_A_DCQCN_SOFT))
+		rp_out_bool(o, "soft", " soft %s", d->val[ROCEPATH_A_DCQCN_SOFT]);
+	if (RP_HAS(d, ROCEPATH_A_DCQCN_FQ_MISSING))
+		rp_out_bool(o, "fq_missing", " fq_missing %s",
+			    d->val[ROCEPATH_A_DCQCN_FQ_MISSING]);
 	rp_out_close_object(o);
 	rp_out_nl(o);
 }

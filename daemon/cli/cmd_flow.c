@@ -19,18 +19,21 @@ static void flow_print(struct rp_out *o, const struct rp_flow *f)
 	rp_out_uint(o, "dqpn", " dqpn %llu", f->dqpn);
 	if (RP_HAS(f, ROCEPATH_A_FLOW_LQPN))
 		rp_out_uint(o, "lqpn", " lqpn %llu", f->lqpn);
-	for (int a = ROCEPATH_A_FLOW_TX_PACKETS; a <= ROCEPATH_A_FLOW_ALPHA; a++) {
+	for (int a = ROCEPATH_A_FLOW_TX_PACKETS; a <= ROCEPATH_A_FLOW_MAX; a++) {
 		const char *name = rp_flow_counter_name(a);
 		char fmt[64];
 
 		if (!name)
 			continue;
 		/* The counters are always there (0); DCQCN state only where it runs. */
-		if ((a == ROCEPATH_A_FLOW_RATE_MBPS || a == ROCEPATH_A_FLOW_ALPHA) &&
-		    !RP_HAS(f, a))
+		if (a >= ROCEPATH_A_FLOW_RATE_MBPS && !RP_HAS(f, a))
 			continue;
-		snprintf(fmt, sizeof(fmt), " %s %%llu", name);
-		rp_out_uint(o, name, fmt, f->val[a]);
+		snprintf(fmt, sizeof(fmt), " %s %%%s", name,
+			 a == ROCEPATH_A_FLOW_RP_PACED ? "s" : "llu");
+		if (a == ROCEPATH_A_FLOW_RP_PACED)
+			rp_out_bool(o, name, fmt, f->val[a]);
+		else
+			rp_out_uint(o, name, fmt, f->val[a]);
 	}
 	rp_out_close_object(o);
 	rp_out_nl(o);

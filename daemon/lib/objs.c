@@ -71,6 +71,8 @@ static const char *const flow_names[ROCEPATH_A_FLOW_MAX + 1] = {
 	[ROCEPATH_A_FLOW_CNP_RX] = "cnp_rx",
 	[ROCEPATH_A_FLOW_RATE_MBPS] = "rate_mbps",
 	[ROCEPATH_A_FLOW_ALPHA] = "alpha",
+	[ROCEPATH_A_FLOW_RATE_KBPS] = "rate_kbps",
+	[ROCEPATH_A_FLOW_RP_PACED] = "rp_paced",
 };
 
 const char *rp_dcqcn_name(int attr)
@@ -435,7 +437,11 @@ int rp_flow_parse(const struct nlattr *nest, struct rp_flow *f)
 			break;
 		case ROCEPATH_A_FLOW_RATE_MBPS:
 		case ROCEPATH_A_FLOW_ALPHA:
+		case ROCEPATH_A_FLOW_RATE_KBPS:
 			ret = get_u(a, 4, &f->val[type]);
+			break;
+		case ROCEPATH_A_FLOW_RP_PACED:
+			ret = get_u(a, 1, &f->val[type]);
 			break;
 		default:
 			if (type > ROCEPATH_A_FLOW_MAX || !flow_names[type])
@@ -478,12 +484,19 @@ int rp_dcqcn_parse(const struct nlattr *nest, struct rp_dcqcn *d)
 		int type = mnl_attr_get_type(a);
 		int ret;
 
-		if (type == ROCEPATH_A_DCQCN_IBDEV)
+		if (type == ROCEPATH_A_DCQCN_IBDEV) {
 			ret = get_str(a, d->ibdev, sizeof(d->ibdev));
-		else if (type <= ROCEPATH_A_DCQCN_MAX && dcqcn_names[type])
+		} else if (type == ROCEPATH_A_DCQCN_SOFT ||
+			   type == ROCEPATH_A_DCQCN_FQ_MISSING) {
+			uint64_t x = 0;
+
+			ret = get_u(a, 1, &x);
+			d->val[type] = x;
+		} else if (type <= ROCEPATH_A_DCQCN_MAX && dcqcn_names[type]) {
 			ret = get_u32(a, &d->val[type]);
-		else
+		} else {
 			continue;
+		}
 		if (ret)
 			return ret;
 		RP_SET(d, type);

@@ -114,7 +114,10 @@ struct rp_stats {
 	uint64_t val[ROCEPATH_A_STATS_MAX + 1];
 };
 
-/* Indexed by ROCEPATH_A_DCQCN_* (np-enable .. np-cnp-prio). */
+/*
+ * Indexed by ROCEPATH_A_DCQCN_*: the parameters (np-enable .. np-cnp-prio)
+ * and the dump-only flags soft and fq-missing (not in rp_dcqcn_name()).
+ */
 struct rp_dcqcn {
 	uint64_t attrs;
 	char ibdev[RP_IBDEV_LEN];
@@ -135,7 +138,8 @@ struct rp_dcqcns {
 const char *rp_dcqcn_name(int attr);
 int rp_dcqcn_attr(const char *name);
 const char *rp_stats_name(int attr);
-const char *rp_flow_counter_name(int attr);	/* tx_packets .. alpha */
+/* tx_packets .. alpha, rate_kbps, rp_paced */
+const char *rp_flow_counter_name(int attr);
 
 /* Decoders of one nest (ROCEPATH_A_PIN/DEV/QP/FLOW/STATS/DCQCN). */
 int rp_pin_parse(const struct nlattr *nest, struct rp_pin *p);

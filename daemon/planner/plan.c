@@ -14,6 +14,9 @@
 
 #include "plan_int.h"
 
+/* Greedy passes (different pair orders) per bound before trying T + 1. */
+#define RP_COLOUR_ATTEMPTS	8
+
 enum {
 	ST_PLACED,
 	ST_NO_PATH,
@@ -59,6 +62,8 @@ struct rp_plan {
 	int npairs;
 	struct pair *pairs;	/* sorted by (src, dst) */
 	int *dst_adj;		/* pair indices sorted by (dst, src) */
+	int *porder;		/* pair order of the colouring pass */
+	int attempt;		/* colouring pass number (0: by constraint) */
 	int *src_p0, *dst_p0;	/* per leaf: first pair (nleaves + 1) */
 	int *cs, *x;		/* common spines and counts per pair */
 
@@ -74,7 +79,7 @@ struct rp_plan {
 	int T;
 
 	/* BFS scratch */
-	int *stamp[2], *par[2], *queue;
+	int *stamp[2], *par[2], *exc[2], *lost[2], *queue;
 	int cur_stamp;
 
 	struct rp_plan_summary sum;
@@ -93,6 +98,7 @@ void rp_plan_free(struct rp_plan *pl)
 	free(pl->order);
 	free(pl->pairs);
 	free(pl->dst_adj);
+	free(pl->porder);
 	free(pl->src_p0);
 	free(pl->dst_p0);
 	free(pl->cs);
@@ -106,6 +112,8 @@ void rp_plan_free(struct rp_plan *pl)
 		free(pl->ld[i]);
 		free(pl->stamp[i]);
 		free(pl->par[i]);
+		free(pl->exc[i]);
+		free(pl->lost[i]);
 	}
 	free(pl->queue);
 	rp_place_free(pl->own_p);
@@ -137,12 +145,11 @@ static int count_flows(const struct rp_place *p, long *n)
 	return 0;
 }
 
-static const struct rp_plan *sort_ctx;
-
-static int cmp_flow(const void *a, const void *b)
+/* Comparators get their context through qsort_r (no globals: reentrant). */
+static int cmp_flow(const void *a, const void *b, void *ctx)
 {
 	const struct flow *x = a, *y = b;
-	const struct rp_topo *t = sort_ctx->t;
+	const struct rp_topo *t = ((const struct rp_plan *)ctx)->t;
 	int xs = t->nics[x->src_nic].host, ys = t->nics[y->src_nic].host;
 	int xd = t->nics[x->dst_nic].host, yd = t->nics[y->dst_nic].host;
 
@@ -216,19 +223,17 @@ static int make_flows(struct rp_plan *pl)
 		}
 	}
 	pl->nflows = n;
-	sort_ctx = pl;
-	qsort(pl->flows, n, sizeof(*pl->flows), cmp_flow);
+	qsort_r(pl->flows, n, sizeof(*pl->flows), cmp_flow, pl);
 	return 0;
 }
 
 /* ---- fabric ---------------------------------------------------------- */
 
-static const struct rp_topo *lsort_t;
-
-static int cmp_spine_port(const void *a, const void *b)
+static int cmp_spine_port(const void *a, const void *b, void *ctx)
 {
-	const struct rp_link *x = &lsort_t->links[*(const int *)a];
-	const struct rp_link *y = &lsort_t->links[*(const int *)b];
+	const struct rp_topo *t = ctx;
+	const struct rp_link *x = &t->links[*(const int *)a];
+	const struct rp_link *y = &t->links[*(const int *)b];
 
 	return x->spine_port < y->spine_port ? -1 :
 	       x->spine_port > y->spine_port;
@@ -291,10 +296,9 @@ static int make_bundles(struct rp_plan *pl)
 		pl->blinks[b->s0 + b->n] = i;
 		b->n++;
 	}
-	lsort_t = t;
 	for (int b = 0; b < nb; b++)
-		qsort(&pl->blinks[pl->bundles[b].s0], pl->bundles[b].n,
-		      sizeof(int), cmp_spine_port);
+		qsort_r(&pl->blinks[pl->bundles[b].s0], pl->bundles[b].n,
+			sizeof(int), cmp_spine_port, (void *)t);
 	return 0;
 }
 
@@ -313,9 +317,9 @@ static inline struct bundle *bget(const struct rp_plan *pl, int leaf,
 
 /* ---- pairs --------------------------------------------------------- */
 
-static int cmp_order(const void *a, const void *b)
+static int cmp_order(const void *a, const void *b, void *ctx)
 {
-	const struct rp_plan *pl = sort_ctx;
+	const struct rp_plan *pl = ctx;
 	const struct flow *x = &pl->flows[*(const int *)a];
 	const struct flow *y = &pl->flows[*(const int *)b];
 	const struct rp_nic *xs = &pl->t->nics[x->src_nic];
@@ -334,10 +338,11 @@ static int cmp_order(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-static int cmp_dst_adj(const void *a, const void *b)
+static int cmp_dst_adj(const void *a, const void *b, void *ctx)
 {
-	const struct pair *x = &sort_ctx->pairs[*(const int *)a];
-	const struct pair *y = &sort_ctx->pairs[*(const int *)b];
+	const struct rp_plan *pl = ctx;
+	const struct pair *x = &pl->pairs[*(const int *)a];
+	const struct pair *y = &pl->pairs[*(const int *)b];
 
 	if (x->dst != y->dst)
 		return x->dst < y->dst ? -1 : 1;
@@ -359,8 +364,7 @@ static int make_pairs(struct rp_plan *pl)
 		}
 		pl->order[n++] = i;
 	}
-	sort_ctx = pl;
-	qsort(pl->order, n, sizeof(int), cmp_order);
+	qsort_r(pl->order, n, sizeof(int), cmp_order, pl);
 	pl->pairs = calloc(n + 1, sizeof(*pl->pairs));
 	if (!pl->pairs)
 		return -ENOMEM;
@@ -428,7 +432,7 @@ static int make_pairs(struct rp_plan *pl)
 		pl->src_p0[l + 1] += pl->src_p0[l];
 		pl->dst_p0[l + 1] += pl->dst_p0[l];
 	}
-	qsort(pl->dst_adj, np, sizeof(int), cmp_dst_adj);
+	qsort_r(pl->dst_adj, np, sizeof(int), cmp_dst_adj, pl);
 	return 0;
 }
 
@@ -549,68 +553,6 @@ static void move_unit(struct rp_plan *pl, int pi, int from, int to)
 	(*load(pl, 1, p->dst, to))++;
 }
 
-/*
- * Frees one unit of colour a at leaf v on side S (full in a, spare in b)
- * by an alternating a/b chain: at side-S leaves an a-edge becomes b, at the
- * other side a b-edge becomes a, until a leaf has room for what it gains.
- * Breadth-first, so the chain is a simple path; intermediate leaves keep
- * their loads, v loses one a.
- */
-static bool chain(struct rp_plan *pl, int S, int v, int a, int b)
-{
-	int O = !S, qh = 0, qt = 0, goal = -1, gside = -1;
-	int st = ++pl->cur_stamp;
-
-	pl->stamp[S][v] = st;
-	pl->par[S][v] = -1;
-	pl->queue[qt++] = v * 2 + S;
-	while (qh < qt && goal < 0) {
-		int w = pl->queue[qh] / 2, side = pl->queue[qh] % 2;
-		int from = side == S ? a : b, to = side == S ? b : a;
-		int p0 = side ? pl->dst_p0[w] : pl->src_p0[w];
-		int p1 = side ? pl->dst_p0[w + 1] : pl->src_p0[w + 1];
-
-		qh++;
-		for (int k = p0; k < p1; k++) {
-			int pi = side ? pl->dst_adj[k] : k;
-			const struct pair *p = &pl->pairs[pi];
-			int ci, y, os = !side;
-
-			if (!pair_routed(p))
-				continue;
-			ci = cidx(pl, p, from);
-			if (ci < 0 || !pl->x[p->c0 + ci] || cidx(pl, p, to) < 0)
-				continue;
-			y = ep(p, os);
-			if (pl->stamp[os][y] == st)
-				continue;
-			pl->stamp[os][y] = st;
-			pl->par[os][y] = pi;
-			/* y gains colour "to" */
-			if (spare(pl, os, y, to) > 0) {
-				goal = y;
-				gside = os;
-				break;
-			}
-			pl->queue[qt++] = y * 2 + os;
-		}
-	}
-	if (goal < 0)
-		return false;
-	/* walk back, flipping each pair's unit */
-	while (!(goal == v && gside == S)) {
-		int pi = pl->par[gside][goal];
-		int prev_side = !gside;
-		int from = prev_side == S ? a : b, to = prev_side == S ? b : a;
-
-		move_unit(pl, pi, from, to);
-		goal = ep(&pl->pairs[pi], prev_side);
-		gside = prev_side;
-		(void)O;
-	}
-	return true;
-}
-
 static void put_unit(struct rp_plan *pl, struct pair *p, int s)
 {
 	pl->x[p->c0 + cidx(pl, p, s)]++;
@@ -618,36 +560,151 @@ static void put_unit(struct rp_plan *pl, struct pair *p, int s)
 	(*load(pl, 1, p->dst, s))++;
 }
 
+/*
+ * Augmenting path for inserting one unit of pair p0 with colour a, when
+ * its endpoint v (on side S) is full in a and the other endpoint u has room.
+ * Breadth-first over leaves: a leaf w with one unit too many of colour e
+ * (and, unless it is v, one unit freed of colour lo) recolours one of its
+ * e-units (pair q) to a colour d it has room for (or d == lo); q's other
+ * endpoint then has one d too many, unless it has room: the goal. Leaves
+ * are visited once, so every leaf's loads are as checked, and the path's
+ * inner leaves keep their totals. This generalises Kempe (a/b) chains,
+ * which are the case d == lo everywhere.
+ */
+static bool augment(struct rp_plan *pl, int S, int v, int u, int a)
+{
+	int qh = 0, qt = 0, goal = -1, gside = -1;
+	int st = ++pl->cur_stamp;
+
+	pl->stamp[S][v] = st;
+	pl->par[S][v] = -1;
+	pl->exc[S][v] = a;
+	pl->lost[S][v] = -1;
+	pl->stamp[!S][u] = st;		/* u must keep its room for a */
+	pl->queue[qt++] = v * 2 + S;
+	while (qh < qt && goal < 0) {
+		int w = pl->queue[qh] / 2, X = pl->queue[qh] % 2;
+		int e = pl->exc[X][w], lo = pl->lost[X][w];
+		int p0 = X ? pl->dst_p0[w] : pl->src_p0[w];
+		int p1 = X ? pl->dst_p0[w + 1] : pl->src_p0[w + 1];
+
+		qh++;
+		for (int k = p0; k < p1 && goal < 0; k++) {
+			int pi = X ? pl->dst_adj[k] : k;
+			const struct pair *q = &pl->pairs[pi];
+			int ci, y = ep(q, !X);
+
+			if (!pair_routed(q) || pl->stamp[!X][y] == st)
+				continue;
+			ci = cidx(pl, q, e);
+			if (ci < 0 || !pl->x[q->c0 + ci])
+				continue;
+			/* a colour that ends the path at y, else any */
+			for (int c = 0, pick = -1; c <= q->nc; c++) {
+				int d = c < q->nc ? pl->cs[q->c0 + c] : pick;
+
+				if (d < 0)
+					break;
+				if (c < q->nc &&
+				    (d == e || (d != lo && spare(pl, X, w, d) <= 0)))
+					continue;
+				if (c < q->nc && spare(pl, !X, y, d) <= 0) {
+					if (pick < 0)
+						pick = d;
+					continue;
+				}
+				pl->stamp[!X][y] = st;
+				pl->par[!X][y] = pi;
+				pl->exc[!X][y] = d;
+				pl->lost[!X][y] = e;
+				if (c < q->nc) {
+					goal = y;
+					gside = !X;
+				} else {
+					pl->queue[qt++] = y * 2 + !X;
+				}
+				break;
+			}
+		}
+	}
+	if (goal < 0)
+		return false;
+	/* walk back to v, recolouring each pair's unit lost -> exc */
+	while (!(goal == v && gside == S)) {
+		int pi = pl->par[gside][goal];
+
+		move_unit(pl, pi, pl->lost[gside][goal], pl->exc[gside][goal]);
+		goal = ep(&pl->pairs[pi], !gside);
+		gside = !gside;
+	}
+	return true;
+}
+
 static bool repair(struct rp_plan *pl, struct pair *p)
 {
 	for (int side = 1; side >= 0; side--) {
 		int v = ep(p, side), u = ep(p, !side);
 
-		/* colour a: spare at u, full at v; colour b: spare at v */
 		for (int i = 0; i < p->nc; i++) {
 			int a = pl->cs[p->c0 + i];
 
 			if (spare(pl, !side, u, a) <= 0)
 				continue;
-			for (int k = 0; k < p->nc; k++) {
-				int b = pl->cs[p->c0 + k];
-
-				if (b == a || spare(pl, side, v, b) <= 0)
-					continue;
-				if (chain(pl, side, v, a, b)) {
-					put_unit(pl, p, a);
-					return true;
-				}
+			if (augment(pl, side, v, u, a)) {
+				put_unit(pl, p, a);
+				return true;
 			}
 		}
 	}
 	return false;
 }
 
-static int colour(struct rp_plan *pl, int T)
+static uint32_t mix32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7FEB352Du;
+	x ^= x >> 15;
+	x *= 0x846CA68Bu;
+	return x ^ (x >> 16);
+}
+
+
+/*
+ * Pair order for the greedy pass. Attempt 0: most constrained first (fewest
+ * common spines, then largest demand); later attempts: a deterministic
+ * pseudo-random order.
+ */
+static int cmp_porder(const void *a, const void *b, void *ctx)
+{
+	const struct rp_plan *pl = ctx;
+	int order_attempt = pl->attempt;
+	int i = *(const int *)a, k = *(const int *)b;
+	const struct pair *x = &pl->pairs[i], *y = &pl->pairs[k];
+
+	if (order_attempt) {
+		uint32_t hx = mix32(i * 0x9E3779B9u + order_attempt);
+		uint32_t hy = mix32(k * 0x9E3779B9u + order_attempt);
+
+		if (hx != hy)
+			return hx < hy ? -1 : 1;
+		return i - k;
+	}
+	if (x->nc != y->nc)
+		return x->nc < y->nc ? -1 : 1;
+	if (x->d != y->d)
+		return x->d > y->d ? -1 : 1;
+	return i - k;
+}
+
+static int colour(struct rp_plan *pl, int T, int attempt)
 {
 	const struct rp_topo *t = pl->t;
 	size_t cells = (size_t)t->nleaves * t->nspines;
+
+	for (int i = 0; i < pl->npairs; i++)
+		pl->porder[i] = i;
+	pl->attempt = attempt;
+	qsort_r(pl->porder, pl->npairs, sizeof(int), cmp_porder, pl);
 
 	pl->T = T;
 	memset(pl->ld[0], 0, cells * sizeof(int));
@@ -656,7 +713,7 @@ static int colour(struct rp_plan *pl, int T)
 		memset(&pl->x[pl->pairs[i].c0], 0,
 		       pl->pairs[i].nc * sizeof(int));
 	for (int i = 0; i < pl->npairs; i++) {
-		struct pair *p = &pl->pairs[i];
+		struct pair *p = &pl->pairs[pl->porder[i]];
 
 		if (!pair_routed(p))
 			continue;
@@ -755,6 +812,50 @@ static int find_port(struct rp_hash_ctx *lc, int want_l, int ngl,
 	return -1;
 }
 
+/*
+ * Fallback when no port hits the planned (uplink, downlink): the leaf and
+ * spine hashes can be correlated (e.g. the same CRC at both tiers, where
+ * seeds only add a constant), so that some combinations are unreachable.
+ * Take the port whose reachable links through the planned spine are least
+ * loaded (unused ports first); updates f->up/f->dn.
+ */
+static int find_any(const struct rp_plan *pl, struct flow *f,
+		    struct rp_hash_ctx *lc, const int *grp, int ngl,
+		    struct rp_hash_ctx *sc, const struct bundle *db,
+		    const int *upl, const int *dnl, uint32_t p0,
+		    const uint16_t *used, int nused)
+{
+	const struct rp_topo *t = pl->t;
+	long best = -1;
+	int bp = -1;
+
+	for (uint32_t k = 0; k < 16384; k++) {
+		uint16_t port = RP_SPORT_MIN + (p0 + k) % 16384;
+		int m = rp_hash_ctx_member(lc, port, ngl), u, d, i;
+		long key;
+
+		if (m < 0 || t->links[grp[m]].spine != f->spine)
+			continue;
+		u = grp[m];
+		m = db->n > 1 ? rp_hash_ctx_member(sc, port, db->n) : 0;
+		if (m < 0)
+			continue;
+		d = pl->blinks[db->s0 + m];
+		for (i = 0; i < nused; i++)
+			if (used[i] == port)
+				break;
+		key = (long)(upl[u] > dnl[d] ? upl[u] : dnl[d]) * 2 +
+		      (i < nused);
+		if (best < 0 || key < best) {
+			best = key;
+			bp = port;
+			f->up = u;
+			f->dn = d;
+		}
+	}
+	return bp;
+}
+
 static int route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 		      int *grp, int gmax, uint16_t *used)
 {
@@ -816,8 +917,8 @@ static int route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 			port = find_port(&lc, want_l, ngl, &sc, want_s, ngs, p0,
 					 used, nused, false);
 			if (port < 0)
-				port = find_port(&lc, want_l, ngl, &sc, want_s,
-						 ngs, p0, used, nused, true);
+				port = find_any(pl, f, &lc, grp, ngl, &sc, db,
+						upl, dnl, p0, used, nused);
 		} else {
 			port = find_port(NULL, 0, 1, NULL, 0, 1, p0, used,
 					 nused, false);
@@ -862,6 +963,7 @@ static int assign_qpns(struct rp_plan *pl)
 
 		f->lqpn = next[f->src_nic]++;
 		f->rqpn = next[f->dst_nic]++;
+		f->e_sport = rp_qpn_sport(f->lqpn, f->rqpn);
 	}
 	free(next);
 	return 0;
@@ -887,7 +989,6 @@ static void baselines(struct rp_plan *pl, int *grp, int gmax)
 			int m, s, slot, pick = -1;
 			struct bundle *db;
 
-			f->e_sport = rp_qpn_sport(f->lqpn, f->rqpn);
 			m = rp_hash_member(&t->sw[t->leaf_sw[p->src]].hash,
 					   &sn->addr, &dn->addr, f->e_sport,
 					   ngl);
@@ -979,6 +1080,10 @@ int rp_plan_compute(const struct rp_topo *t, const struct rp_place *p,
 	for (int i = 0; i < 2; i++) {
 		pl->stamp[i] = calloc(t->nleaves + 1, sizeof(int));
 		pl->par[i] = calloc(t->nleaves + 1, sizeof(int));
+		pl->exc[i] = calloc(t->nleaves + 1, sizeof(int));
+		pl->lost[i] = calloc(t->nleaves + 1, sizeof(int));
+		if (!pl->exc[i] || !pl->lost[i])
+			goto fail;
 	}
 	pl->queue = calloc(2 * t->nleaves + 2, sizeof(int));
 	if (!upl || !dnl || !grp || !used || !pl->nic_slot || !cnt ||
@@ -992,8 +1097,17 @@ int rp_plan_compute(const struct rp_topo *t, const struct rp_place *p,
 	if (ret < 0)
 		goto fail;
 	/* smallest T >= lb for which the colouring succeeds */
+	pl->porder = calloc(pl->npairs + 1, sizeof(int));
+	if (!pl->porder) {
+		ret = -ENOMEM;
+		goto fail;
+	}
 	for (T = lb > 0 ? lb : 1;; T++) {
-		ret = colour(pl, T);
+		for (int attempt = 0; attempt < RP_COLOUR_ATTEMPTS; attempt++) {
+			ret = colour(pl, T, attempt);
+			if (ret != -EAGAIN)
+				break;
+		}
 		if (!ret)
 			break;
 		if (ret != -EAGAIN)
@@ -1206,14 +1320,13 @@ int rp_plan_to_json(const struct rp_plan *pl, const char *host,
 	return 0;
 }
 
-static const struct rp_topo *pin_t;
-
-static int cmp_pin_flow(const void *a, const void *b)
+static int cmp_pin_flow(const void *a, const void *b, void *ctx)
 {
+	const struct rp_topo *pin_t = ctx;
 	const struct flow *x = *(const struct flow *const *)a;
 	const struct flow *y = *(const struct flow *const *)b;
-	const struct rp_addr *xa = &pin_t->nics[x->dst_nic].addr;
-	const struct rp_addr *ya = &pin_t->nics[y->dst_nic].addr;
+	const struct rp_ipaddr *xa = &pin_t->nics[x->dst_nic].addr;
+	const struct rp_ipaddr *ya = &pin_t->nics[y->dst_nic].addr;
 	int r;
 
 	if (xa->family != ya->family)
@@ -1242,8 +1355,7 @@ int rp_plan_host_pins(const struct rp_plan *pl, const char *host,
 		if (pl->flows[i].status == ST_PLACED &&
 		    t->nics[pl->flows[i].src_nic].host == h)
 			v[n++] = &pl->flows[i];
-	pin_t = t;
-	qsort(v, n, sizeof(*v), cmp_pin_flow);
+	qsort_r(v, n, sizeof(*v), cmp_pin_flow, (void *)t);
 	arr = json_object_new_array();
 	for (int i = 0; i < n; i++) {
 		const struct rp_nic *dn = &t->nics[v[i]->dst_nic];

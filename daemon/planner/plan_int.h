@@ -30,7 +30,7 @@ struct rp_nic {
 	int rail;
 	char *netdev;
 	char ip[48];			/* canonical text form */
-	struct rp_addr addr;
+	struct rp_ipaddr addr;
 	int leaf;			/* leaf index */
 };
 

@@ -382,7 +382,7 @@ static int parse_hash(struct pctx *c, json_object *h, const char *hp,
 	return 0;
 }
 
-static int parse_ip(const char *s, struct rp_addr *a, char *canon, size_t len)
+static int parse_ip(const char *s, struct rp_ipaddr *a, char *canon, size_t len)
 {
 	memset(a, 0, sizeof(*a));
 	if (inet_pton(AF_INET, s, a->b) == 1) {
@@ -398,7 +398,7 @@ static int parse_ip(const char *s, struct rp_addr *a, char *canon, size_t len)
 	return -EINVAL;
 }
 
-static int cmp_addr(const struct rp_addr *a, const struct rp_addr *b)
+static int cmp_addr(const struct rp_ipaddr *a, const struct rp_ipaddr *b)
 {
 	if (a->family != b->family)
 		return a->family < b->family ? -1 : 1;
@@ -625,9 +625,9 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 			goto out;
 		}
 		if (t->sw[sa].tier == t->sw[sb].tier) {
-			ret = perr(c, p, "link must join a leaf and a spine (\"%s\" and \"%s\" are both %ss)",
+			ret = perr(c, p, "link must join a leaf and a spine (\"%s\" and \"%s\" are both %s)",
 				   a, b, t->sw[sa].tier == RP_TIER_LEAF ?
-				   "leaf" : "spine");
+				   "leaves" : "spines");
 			goto out;
 		}
 		pk[2 * i] = (struct portkey){ sa, ap, 2 * i };

@@ -96,10 +96,12 @@ static int ctrl_cb(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
-static int drain(struct rp_nl *nl, rp_nl_cb cb, int *ev, const char *what)
+/* Receive until EAGAIN; cb gets @data; overruns set RPD_EV_RESYNC in *ev. */
+static int drain(struct rp_nl *nl, rp_nl_cb cb, void *data, int *ev,
+		 const char *what)
 {
 	for (int i = 0; i < 1024; i++) {
-		int ret = rp_nl_recv_events(nl, cb, ev);
+		int ret = rp_nl_recv_events(nl, cb, data);
 
 		if (ret == -EAGAIN || ret == -EWOULDBLOCK)
 			return 0;
@@ -120,7 +122,7 @@ int rpd_genl_ctrl_read(struct rpd_genl *g)
 {
 	int ev = 0, ret;
 
-	ret = drain(g->ctrl, ctrl_cb, &ev, "nlctrl notify");
+	ret = drain(g->ctrl, ctrl_cb, &ev, &ev, "nlctrl notify");
 	if (ret)
 		return ret;
 	/*
@@ -184,6 +186,6 @@ int rpd_genl_mon_read(struct rpd_genl *g)
 
 	if (!g->mon)
 		return 0;
-	ret = drain(g->mon, mon_cb, &c.ev, "monitor");
+	ret = drain(g->mon, mon_cb, &c, &c.ev, "monitor");
 	return ret ? ret : c.ev;
 }

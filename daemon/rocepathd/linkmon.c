@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Link up/down of this host's RoCE net devices via libnl-3's cache manager. */
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,7 +62,7 @@ static void change_cb(struct nl_cache *cache, struct nl_object *obj, int action,
 
 int rpd_linkmon_open(struct rpd_linkmon *lm)
 {
-	int ret;
+	int ret, fl;
 
 	memset(lm, 0, sizeof(*lm));
 	ret = nl_cache_mngr_alloc(NULL, NETLINK_ROUTE, NL_AUTO_PROVIDE, &lm->mngr);
@@ -71,6 +72,11 @@ int rpd_linkmon_open(struct rpd_linkmon *lm)
 		lm->mngr = NULL;
 		return -ENOMEM;
 	}
+	/* Never block in nl_cache_mngr_data_ready(), whatever libnl defaults to. */
+	fl = fcntl(nl_cache_mngr_get_fd(lm->mngr), F_GETFL);
+	if (fl < 0 || fcntl(nl_cache_mngr_get_fd(lm->mngr), F_SETFL, fl | O_NONBLOCK) < 0)
+		rpd_warn("link monitor: cannot make its socket non-blocking: %s",
+			 strerror(errno));
 	ret = nl_cache_mngr_add(lm->mngr, "route/link", change_cb, lm, &lm->links);
 	if (ret < 0) {
 		rpd_warn("link monitor: cannot follow route/link: %s", nl_geterror(ret));

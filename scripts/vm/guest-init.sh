@@ -56,6 +56,20 @@ echo "h$idx" >/etc/hostname
 ulimit -l unlimited	# RDMA memory registration
 ulimit -c 0
 
+export ROCEPATH_TOP=$top
+export ROCEPATH_KO=$top/build/$rel/rocepath.ko
+export ROCEPATH_KREL=$rel
+export HOST_INDEX=$idx NHOSTS=$nhosts
+export HOST_IP4=192.0.2.$idx HOST_IP6=2001:db8::$idx
+if [ "$idx" = 1 ]; then
+	export PEER_IP4=192.0.2.2 PEER_IP6=2001:db8::2
+else
+	export PEER_IP4=192.0.2.1 PEER_IP6=2001:db8::1
+fi
+export IBDEV=rxe0 NETDEV=eth0 RUN_DIR=$run
+export RPVM_TIMEOUT=$ttimeout RPVM_AGENT_PORT=7000
+cd "$top" || die "cannot cd to $top"
+
 # Name the NICs by MAC, whatever order they were probed in. Few forks:
 # under TCG every exec of a dynamic binary costs tens of milliseconds.
 mac_test=$(printf '52:54:00:12:34:%02x' "$idx")
@@ -86,27 +100,14 @@ console "network up"
 # The agent starts early (python is slow to start under TCG) and holds
 # every command until /run/rpvm.ready exists.
 if [ "$idx" != 1 ]; then
-	RPVM_AGENT_PORT=7000 /usr/bin/python3 "$top/scripts/vm/agent.py" serve \
-		"198.51.100.$idx" 7000 /run/rpvm.ready >/dev/console 2>&1 &
+	/usr/bin/python3 "$top/scripts/vm/agent.py" serve \
+		"198.51.100.$idx" "$RPVM_AGENT_PORT" /run/rpvm.ready >/dev/console 2>&1 &
 	agent=$!
 fi
 
 modprobe -a rdma_rxe ib_uverbs rdma_ucm || die "modprobe rdma_rxe ib_uverbs rdma_ucm failed"
 rdma link add rxe0 type rxe netdev eth0 || die "rdma link add rxe0 type rxe netdev eth0 failed"
 console "rxe0 up"
-export ROCEPATH_TOP=$top
-export ROCEPATH_KO=$top/build/$rel/rocepath.ko
-export ROCEPATH_KREL=$rel
-export HOST_INDEX=$idx NHOSTS=$nhosts
-export HOST_IP4=192.0.2.$idx HOST_IP6=2001:db8::$idx
-if [ "$idx" = 1 ]; then
-	export PEER_IP4=192.0.2.2 PEER_IP6=2001:db8::2
-else
-	export PEER_IP4=192.0.2.1 PEER_IP6=2001:db8::1
-fi
-export IBDEV=rxe0 NETDEV=eth0 RUN_DIR=$run
-export RPVM_TIMEOUT=$ttimeout RPVM_AGENT_PORT=7000
-cd "$top" || die "cannot cd to $top"
 
 if [ "$idx" != 1 ]; then
 	: >/run/rpvm.ready

@@ -255,9 +255,13 @@ if [ -n "$res" ] && [ -z "$dead" ]; then
 fi
 problem=
 if [ -n "$dead" ]; then
-	problem="guest h$dead died (panic, WARN or crash) during the run"
+	why=$(grep -ahoE 'Kernel panic - not syncing.*' "$run_dir/console-h$dead.log" 2>/dev/null | head -n1)
+	problem="guest h$dead died during the run: ${why:-no panic message, see its console}"
 elif [ -z "$rc" ]; then
-	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	why=$(grep -ahoE 'Kernel panic - not syncing.*' "$run_dir/console-h1.log" 2>/dev/null | head -n1)
+	if [ -n "$why" ]; then
+		problem="guest h1: $why"
+	elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 		problem="guest h1 hung: no result after ${host_timeout}s"
 	else
 		problem="guest h1 gave no result (panic, WARN or crash; qemu exit $qrc)"

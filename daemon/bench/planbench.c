@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * planbench: time and measure the planner on a topology and placement.
+ *
+ *   planbench TOPOLOGY PLACEMENT [LINK_GBPS [BYTES_PER_CONN]]
+ *
+ * Prints one line of "key=value" pairs: parse and plan time (CPU seconds of
+ * this process, one thread), peak RSS, the summary, and the max-min fair
+ * completion time of the collectives for the plan, ECMP on default ports
+ * and destination-slice pinning.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "plan.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	double gbps = argc > 3 ? atof(argv[3]) : 400;
+	double bytes = argc > 4 ? atof(argv[4]) : 1 << 30;
+	double t0, t1, t2, tp, te, ts;
+	const struct rp_plan_summary *s;
+	struct rp_place *p = NULL;
+	struct rp_topo *t = NULL;
+	struct rp_plan *plan;
+	struct rusage ru;
+	struct rp_err err;
+	char buf[1200];
+	int ret;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s TOPOLOGY PLACEMENT [GBPS [BYTES]]\n",
+			argv[0]);
+		return 2;
+	}
+	t0 = now();
+	ret = rp_topo_load(argv[1], &t, &err);
+	if (!ret)
+		ret = rp_place_load(argv[2], t, &p, &err);
+	t1 = now();
+	if (!ret)
+		ret = rp_plan_compute(t, p, &plan, &err);
+	t2 = now();
+	if (ret) {
+		fprintf(stderr, "planbench: %s\n",
+			rp_err_str(&err, buf, sizeof(buf)));
+		return 1;
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	s = rp_plan_summary(plan);
+	if (rp_plan_fair_time(plan, RP_MODE_PLAN, gbps, bytes, &tp) ||
+	    rp_plan_fair_time(plan, RP_MODE_ECMP, gbps, bytes, &te) ||
+	    rp_plan_fair_time(plan, RP_MODE_SLICE, gbps, bytes, &ts)) {
+		fprintf(stderr, "planbench: fair-share model failed\n");
+		return 1;
+	}
+	printf("parse_s=%.3f plan_s=%.3f maxrss_mib=%.1f flows=%u unplaced=%u "
+	       "max=%u lb=%u ecmp=%u slice=%u t_plan_ms=%.2f t_ecmp_ms=%.2f "
+	       "t_slice_ms=%.2f\n",
+	       t1 - t0, t2 - t1, ru.ru_maxrss / 1024.0, s->flows, s->unplaced,
+	       s->max_link_flows, s->lower_bound, s->ecmp_max_link_flows,
+	       s->slice_max_link_flows, tp * 1e3, te * 1e3, ts * 1e3);
+	rp_plan_free(plan);
+	rp_place_free(p);
+	rp_topo_free(t);
+	return 0;
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hash models of the contract: CRC check values, the hash input layout
+ * (seed, fields in order, network byte order), select, tables, and the
+ * kernel's QPN-derived default source port.
+ */
+#include <stdint.h>
+#include <string.h>
+
+/* kselftest_harness.h is not -Wextra clean. */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#include "kselftest_harness.h"
+#include "plan_hash.h"
+
+static const char check[] = "123456789";
+
+/* The standard check values of each CRC on "123456789". */
+TEST(crc_check_values)
+{
+	ASSERT_EQ(0x29B1, rp_crc16_ccitt(check, 9));
+	ASSERT_EQ(0xCBF43926u, rp_crc32(check, 9));
+	ASSERT_EQ(0xE3069283u, rp_crc32c(check, 9));
+	/* 0x3132 ^ 0x3334 ^ 0x3536 ^ 0x3738 ^ 0x3900 */
+	ASSERT_EQ(0x3908, rp_xor16(check, 9));
+	ASSERT_EQ(0xFFFF, rp_crc16_ccitt("", 0));
+	ASSERT_EQ(0, rp_crc32("", 0));
+}
+
+static void v4(struct rp_ipaddr *a, int x, int y, int z, int w)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = 4;
+	a->b[0] = x;
+	a->b[1] = y;
+	a->b[2] = z;
+	a->b[3] = w;
+}
+
+/* Input = 4-byte BE seed, then fields in the listed order, BE. */
+TEST(input_layout)
+{
+	struct rp_hash_model m = {
+		.alg = RP_HASH_CRC32, .seed = 0x01020304, .nfields = 5,
+		.fields = { RP_F_DST_PORT, RP_F_SRC_PORT, RP_F_PROTOCOL,
+			    RP_F_DST_IP, RP_F_SRC_IP },
+	};
+	static const uint8_t want[] = {
+		1, 2, 3, 4, 0x12, 0xB7, 0xC0, 0x01, 17,
+		192, 0, 2, 2, 192, 0, 2, 1,
+	};
+	struct rp_ipaddr s, d;
+	uint8_t buf[300];
+	size_t n;
+
+	v4(&s, 192, 0, 2, 1);
+	v4(&d, 192, 0, 2, 2);
+	n = rp_hash_input(&m, &s, &d, 0xC001, buf);
+	ASSERT_EQ(sizeof(want), n);
+	ASSERT_EQ(0, memcmp(buf, want, n));
+	ASSERT_EQ(rp_crc32(want, n), rp_hash_value(&m, &s, &d, 0xC001));
+}
+
+/* IPv6 addresses take 16 bytes each. */
+TEST(input_ipv6)
+{
+	struct rp_hash_model m = {
+		.alg = RP_HASH_CRC16_CCITT, .nfields = 2,
+		.fields = { RP_F_SRC_IP, RP_F_DST_IP },
+	};
+	struct rp_ipaddr s = { .family = 6 }, d = { .family = 6 };
+	uint8_t buf[300];
+
+	s.b[0] = 0x20;
+	s.b[15] = 1;
+	d.b[0] = 0x20;
+	d.b[15] = 2;
+	ASSERT_EQ(36, rp_hash_input(&m, &s, &d, 0, buf));
+	ASSERT_EQ(0, memcmp(buf + 4, s.b, 16));
+	ASSERT_EQ(0, memcmp(buf + 20, d.b, 16));
+}
+
+/* select full/lo16/hi16 and the ECMP member; all algorithms agree with
+ * their raw functions. */
+TEST(select_and_member)
+{
+	struct rp_hash_model m = {
+		.alg = RP_HASH_CRC32, .seed = 25, .nfields = 5,
+		.fields = { 0, 1, 2, 3, 4 },
+	};
+	struct rp_ipaddr s, d;
+	uint8_t buf[300];
+	uint32_t full;
+	size_t n;
+
+	v4(&s, 192, 0, 2, 1);
+	v4(&d, 192, 0, 2, 2);
+	n = rp_hash_input(&m, &s, &d, 50000, buf);
+	ASSERT_EQ(4 + 4 + 4 + 1 + 2 + 2, n);
+	full = rp_crc32(buf, n);
+	ASSERT_EQ(full, rp_hash_value(&m, &s, &d, 50000));
+	m.sel = RP_SEL_LO16;
+	ASSERT_EQ(full & 0xFFFF, rp_hash_value(&m, &s, &d, 50000));
+	m.sel = RP_SEL_HI16;
+	ASSERT_EQ(full >> 16, rp_hash_value(&m, &s, &d, 50000));
+	ASSERT_EQ((int)((full >> 16) % 3),
+		  rp_hash_member(&m, &s, &d, 50000, 3));
+	m.alg = RP_HASH_CRC32C;
+	m.sel = RP_SEL_FULL;
+	ASSERT_EQ(rp_crc32c(buf, n), rp_hash_value(&m, &s, &d, 50000));
+	m.alg = RP_HASH_XOR16;
+	ASSERT_EQ(rp_xor16(buf, n), rp_hash_value(&m, &s, &d, 50000));
+	m.alg = RP_HASH_CRC16_CCITT;
+	ASSERT_EQ(rp_crc16_ccitt(buf, n), rp_hash_value(&m, &s, &d, 50000));
+}
+
+/* The prepared context gives the same members as the plain function. */
+TEST(ctx_matches_plain)
+{
+	struct rp_hash_model m = {
+		.alg = RP_HASH_CRC16_CCITT, .seed = 7, .nfields = 6,
+		.fields = { 3, 0, 1, 2, 3, 4 },
+	};
+	struct rp_hash_ctx c;
+	struct rp_ipaddr s, d;
+
+	v4(&s, 10, 0, 0, 1);
+	v4(&d, 10, 0, 1, 1);
+	rp_hash_ctx_init(&c, &m, &s, &d);
+	for (int p = 49152; p < 65536; p += 97)
+		ASSERT_EQ(rp_hash_member(&m, &s, &d, p, 7),
+			  rp_hash_ctx_member(&c, p, 7));
+}
+
+/* A measured table maps sport to member; missing ports are unusable. */
+TEST(table_model)
+{
+	int32_t table[65536];
+	struct rp_hash_model m = { .alg = RP_HASH_TABLE, .table = table };
+	struct rp_ipaddr s, d;
+
+	memset(table, 0xFF, sizeof(table));
+	table[49152] = 2;
+	table[49153] = 5;
+	v4(&s, 10, 0, 0, 1);
+	v4(&d, 10, 0, 1, 1);
+	ASSERT_EQ(2, rp_hash_member(&m, &s, &d, 49152, 4));
+	ASSERT_EQ(1, rp_hash_member(&m, &s, &d, 49153, 4));
+	ASSERT_EQ(-1, rp_hash_member(&m, &s, &d, 49154, 4));
+}
+
+/* Names parse; unknown names are rejected. */
+TEST(names)
+{
+	enum rp_hash_alg a;
+	enum rp_hash_sel s;
+	enum rp_hash_field f;
+
+	ASSERT_EQ(0, rp_hash_alg_parse("crc16-ccitt", &a));
+	ASSERT_EQ(RP_HASH_CRC16_CCITT, a);
+	ASSERT_EQ(0, rp_hash_alg_parse("crc32c", &a));
+	ASSERT_EQ(RP_HASH_CRC32C, a);
+	ASSERT_EQ(-EINVAL, rp_hash_alg_parse("md5", &a));
+	ASSERT_EQ(0, rp_hash_sel_parse("hi16", &s));
+	ASSERT_EQ(RP_SEL_HI16, s);
+	ASSERT_EQ(-EINVAL, rp_hash_sel_parse("mid16", &s));
+	ASSERT_EQ(0, rp_hash_field_parse("dst_port", &f));
+	ASSERT_EQ(RP_F_DST_PORT, f);
+	ASSERT_EQ(-EINVAL, rp_hash_field_parse("vlan", &f));
+}
+
+/* rdma_flow_label_to_udp_sport(rdma_calc_flow_label(l, r)), as Linux. */
+TEST(qpn_default_sport)
+{
+	/* 17 * 17 = 289 = 0x121 */
+	ASSERT_EQ(0xC121, rp_qpn_sport(17, 17));
+	/* symmetric in the QPNs */
+	ASSERT_EQ(rp_qpn_sport(0x1234, 0x99), rp_qpn_sport(0x99, 0x1234));
+	/* v = 0x100000: fl_high 0x100000 & 0xFC000 = 0 after >> 20 fold:
+	 * v ^= v >> 20 -> 0x100001, & 0xFFFFF = 1 -> 0xC001 */
+	ASSERT_EQ(0xC001, rp_qpn_sport(0x400, 0x400));
+	/* v = 0x4000: fl_low 0, fl_high 0x4000 >> 14 = 1 -> 0xC001 */
+	ASSERT_EQ(0xC001, rp_qpn_sport(0x80, 0x80));
+	for (uint32_t q = 1; q < 5000; q += 37)
+		ASSERT_GE(rp_qpn_sport(q, q + 1), 0xC000);
+}
+
+TEST_HARNESS_MAIN

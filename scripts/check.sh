@@ -1,0 +1,284 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every test of the project (`make check`), as TAP, in four stages:
+#   static  ynl-gen --check, checkpatch --strict (kmod/, include/), sparse on
+#           both test kernels, cppcheck on daemon/, dkms build (6.12)
+#   build   the module for both test kernels, the CLI/daemon, the unit tests
+#   unit    each daemon/tests/bin/test_* under valgrind (leaks fail)
+#   vm      each selftests/Makefile TEST_PROGS entry on each test kernel
+#           (6.1, then 6.12), through scripts/vm/run.sh
+# A failed stage or test does not stop the others. Counting: one result per
+# static check, per build, per unit-test case (TEST() in the binary), per
+# selftest subtest (its TAP lines) on each kernel; a test binary or selftest
+# that fails without a failing TAP line (crash, panic, hang, valgrind error)
+# counts one more failure. Skips are never counted as passes.
+# The last line is exactly "N passed, N failed, N skipped"; the exit code
+# is non-zero iff something failed.
+#
+# Usage: scripts/check.sh [--kernel 6.1|6.12|REL]... [--only NAME[,NAME...]]...
+#                         [--list] [-h]
+#   --kernel  VM tests (and sparse) on these kernels only (default: both)
+#   --only    run only the named items: a stage (static, build, unit, vm),
+#             a static check (ynl, checkpatch, sparse, cppcheck, dkms), a unit
+#             test binary (test_pins) or a selftest (pin_wire, pin_wire.sh).
+#             The build stage always runs: everything else needs it.
+#   --list    print the item names and exit
+
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${ROCEPATH_CACHE:-$TOP/.cache}
+cd "$TOP" || exit 1
+
+usage() {
+	sed -n '/^# Usage:/,/^$/s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+kernels=()
+only=()
+list=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel | -k) [ $# -ge 2 ] || usage; kernels+=("$2"); shift 2 ;;
+	--kernel=*) kernels+=("${1#*=}"); shift ;;
+	--only) [ $# -ge 2 ] || usage; IFS=, read -r -a o <<<"$2"; only+=("${o[@]}"); shift 2 ;;
+	--only=*) IFS=, read -r -a o <<<"${1#*=}"; only+=("${o[@]}"); shift ;;
+	--list) list=1; shift ;;
+	-h | --help) usage ;;
+	*) echo "check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+	esac
+done
+[ ${#kernels[@]} -gt 0 ] || kernels=(6.1 6.12)
+
+[ -f "$CACHE/kernels.env" ] || { echo "check: no $CACHE/kernels.env: run scripts/deps.sh (or make deps)" >&2; exit 1; }
+KREL_61= KREL_612=
+. <(grep -E '^KREL_(61|612)=' "$CACHE/kernels.env")
+krel() {
+	case $1 in
+	6.1) echo "$KREL_61" ;;
+	6.12) echo "$KREL_612" ;;
+	*) echo "$1" ;;
+	esac
+}
+for k in "${kernels[@]}"; do
+	[ -n "$(krel "$k")" ] && [ -d "/lib/modules/$(krel "$k")/build" ] ||
+		{ echo "check: unknown kernel '$k' or its headers are missing: run scripts/deps.sh" >&2; exit 1; }
+done
+
+selftests=$(make -s -C selftests list 2>/dev/null)
+unit_bins() {
+	local f
+	for f in daemon/tests/test_*.c; do
+		[ -e "$f" ] && basename "$f" .c
+	done
+}
+
+if [ -n "$list" ]; then
+	echo "static: ynl checkpatch sparse cppcheck dkms"
+	echo "build: module-<rel> userspace unit-tests (always run)"
+	echo "unit:" $(unit_bins)
+	echo "vm (${kernels[*]}):" $selftests
+	exit 0
+fi
+
+# wanted STAGE NAME: is the item selected by --only?
+wanted() {
+	local o
+	[ ${#only[@]} = 0 ] && return 0
+	for o in "${only[@]}"; do
+		[ "$o" = "$1" ] || [ "$o" = "$2" ] || [ "$o.sh" = "$2" ] || [ "${o%.sh}" = "${2%.sh}" ] &&
+			return 0
+	done
+	return 1
+}
+
+n=0 npass=0 nfail=0 nskip=0
+t_start=$(date +%s)
+echo "TAP version 13"
+
+tap() { # RESULT(pass|fail|skip) DESC [REASON]
+	n=$((n + 1))
+	case $1 in
+	pass) npass=$((npass + 1)); echo "ok $n $2" ;;
+	fail) nfail=$((nfail + 1)); echo "not ok $n $2" ;;
+	skip) nskip=$((nskip + 1)); echo "ok $n $2 # SKIP${3:+ $3}" ;;
+	esac
+}
+comment() { sed 's/^/#   /'; }
+stage() { echo "# ---- $* ----"; }
+
+# item DESC CMD...: one result from a command's exit status (4: skip, its
+# last output line is the reason). Output is shown only on failure or skip.
+item() {
+	local desc=$1 out rc t0
+	shift
+	t0=$(date +%s)
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		tap pass "$desc ($(($(date +%s) - t0))s)"
+	elif [ "$rc" = 4 ]; then
+		tap skip "$desc" "$(printf '%s\n' "$out" | tail -n1)"
+	else
+		printf '%s\n' "$out" | tail -n 60 | comment
+		tap fail "$desc"
+	fi
+}
+
+# A whole TAP-producing test: per-line results, plus one failure when the
+# exit code says fail but no "not ok" line did (crash, panic, hang, leak).
+tap_test() { # PREFIX CMD...
+	local prefix=$1 before_fail=$nfail before_n=$n rc=1 line
+	shift
+	# The loop runs in this shell, so the counters survive; the command's
+	# exit code arrives as a marker line after its output.
+	while IFS= read -r line; do
+		if [[ $line == __RC__:* ]]; then
+			rc=${line#__RC__:}
+			continue
+		fi
+		__tap_line "$prefix" "$line"
+	done < <("$@" 2>&1 </dev/null; printf '\n__RC__:%d\n' $?)
+	if [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$nfail" = "$before_fail" ]; then
+		tap fail "$prefix: exited with $rc (crash, panic, hang or leak; see above)"
+	elif [ "$n" = "$before_n" ]; then
+		case $rc in
+		0) tap pass "$prefix" ;;
+		4) tap skip "$prefix" "exit 4, no reason given" ;;
+		esac
+	fi
+	return 0
+}
+
+__tap_line() {
+	local prefix=$1 line=$2 desc reason
+	case $line in
+	"TAP version"* | "") ;;
+	"ok "* | "not ok "*)
+		desc=$(sed -E 's/^(not )?ok [0-9]+ ?(- )?//' <<<"$line")
+		if [[ $line == "not ok "* ]]; then
+			tap fail "$prefix: $desc"
+		elif [[ $desc =~ \#[[:space:]]*[Ss][Kk][Ii][Pp] ]]; then
+			reason=$(sed -E 's/.*#[[:space:]]*[Ss][Kk][Ii][Pp][[:space:]]*//' <<<"$desc")
+			desc=$(sed -E 's/[[:space:]]*#[[:space:]]*[Ss][Kk][Ii][Pp].*//' <<<"$desc")
+			tap skip "$prefix: $desc" "$reason"
+		else
+			tap pass "$prefix: $desc"
+		fi
+		;;
+	"1..0"*)
+		reason=$(sed -E 's/^1\.\.0[[:space:]]*#?[[:space:]]*([Ss][Kk][Ii][Pp])?[[:space:]]*//' <<<"$line")
+		tap skip "$prefix" "$reason"
+		;;
+	"1.."*) ;;
+	*) printf '#   %s\n' "$line" ;;
+	esac
+}
+
+#
+# Stage 1: static checks.
+#
+stage static
+if wanted static ynl; then
+	item "static: ynl-gen --check (generated UAPI/policy match the spec)" scripts/ynl-gen.sh --check
+fi
+
+checkpatch() {
+	local cp=$CACHE/linux-src/scripts/checkpatch.pl f rc=0 files
+	[ -f "$cp" ] || { echo "checkpatch.pl missing: run scripts/deps.sh"; return 4; }
+	files=$(ls kmod/*.c kmod/*.h 2>/dev/null | grep -v '^kmod/netlink-gen\.'; find include -name '*.h')
+	[ -n "$files" ] || { echo "no files to check"; return 4; }
+	for f in $files; do
+		perl "$cp" --strict --no-tree --quiet --show-types -f "$f" || rc=1
+	done
+	return $rc
+}
+if wanted static checkpatch; then
+	item "static: checkpatch --strict kmod/ include/ (generated files exempt)" checkpatch
+fi
+
+sparse_check() { # REL
+	local out
+	command -v sparse >/dev/null || { echo "sparse not installed: run scripts/deps.sh"; return 4; }
+	out=$(scripts/kbuild.sh "$1" C=2 2>&1)
+	local rc=$?
+	printf '%s\n' "$out"
+	[ "$rc" = 0 ] || return 1
+	! grep -qE '(warning|error):' <<<"$out"
+}
+for k in "${kernels[@]}"; do
+	if wanted static sparse; then
+		item "static: sparse (C=2) on $(krel "$k"), no warnings" sparse_check "$(krel "$k")"
+	fi
+done
+
+cppcheck_daemon() {
+	command -v cppcheck >/dev/null || { echo "cppcheck not installed: run scripts/deps.sh"; return 4; }
+	cppcheck --quiet --enable=warning,style,performance,portability --std=c11 \
+		--error-exitcode=1 --inline-suppr -D_GNU_SOURCE \
+		-I include/uapi -I daemon/lib -I daemon/planner -I daemon/rocepathd \
+		-I "$CACHE/linux-src/tools/testing/selftests" \
+		--suppress=missingIncludeSystem --suppress='*:*/kselftest*.h' \
+		--suppress=unusedStructMember --suppress=variableScope \
+		--suppress=constParameter --suppress=constVariable \
+		--suppress=constParameterPointer --suppress=constVariablePointer \
+		--suppress=knownConditionTrueFalse \
+		daemon/
+}
+if wanted static cppcheck; then
+	item "static: cppcheck daemon/ (no findings)" cppcheck_daemon
+fi
+
+if wanted static dkms; then
+	item "static: dkms build against $KREL_612 headers" scripts/dkms-check.sh "$KREL_612"
+fi
+
+#
+# Stage 2: builds (always: later stages need them).
+#
+stage build
+for k in "${kernels[@]}"; do
+	item "build: rocepath.ko for $(krel "$k")" scripts/kbuild.sh "$(krel "$k")"
+done
+item "build: userspace (make -C daemon)" make -s -C daemon -j2
+item "build: unit tests (make -C daemon tests)" make -s -C daemon -j2 tests
+
+#
+# Stage 3: unit tests under valgrind.
+#
+stage unit
+unit_one() { # BIN
+	if command -v valgrind >/dev/null; then
+		valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
+			--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
+			--trace-children=no "$1"
+	else
+		echo "# valgrind not installed (run scripts/deps.sh): running without leak check"
+		"$1"
+	fi
+}
+for t in $(unit_bins); do
+	wanted unit "$t" || continue
+	if [ -x "daemon/tests/bin/$t" ]; then
+		tap_test "unit/$t" unit_one "daemon/tests/bin/$t"
+	else
+		tap fail "unit/$t: daemon/tests/bin/$t was not built"
+	fi
+done
+
+#
+# Stage 4: VM selftests on each kernel.
+#
+stage vm
+for k in "${kernels[@]}"; do
+	for t in $selftests; do
+		wanted vm "$t" || continue
+		tap_test "$k/${t%.sh}" scripts/vm/run.sh -k "$k" "selftests/$t"
+	done
+done
+
+echo "1..$n"
+echo "# total time $(($(date +%s) - t_start))s"
+echo "$npass passed, $nfail failed, $nskip skipped"
+[ "$nfail" = 0 ]

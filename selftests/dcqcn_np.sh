@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Proves the soft-RoCE notification point: with CE set on every RoCEv2
+# packet arriving at h2 (tc pedit on eth0 ingress), h2 counts rx_ce equal to
+# the marked packets, answers with CNPs no closer than
+# np_min_time_between_cnps, h1 counts them as cnp_rx on the right flow,
+# and on the wire they are valid CNPs (opcode 0x81, ICRC as rxe computes
+# it) to h1's QP from h2's QP source port.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/flow_lib.sh"
+
+require_cmd ibv_rc_pingpong tcpdump tshark jq python3 tc
+
+flow_load || ksft_skip_all "cannot load $FLOW_KO"
+
+mark_on() {
+	on_host 2 "tc qdisc add dev $NETDEV clsact &&
+		tc filter add dev $NETDEV ingress pref 10 protocol ip u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			action pedit ex munge ip tos set 3 pipe action csum ip"
+}
+mark_off() {
+	on_host 2 "tc qdisc del dev $NETDEV clsact"
+}
+marked() {
+	on_host 2 "tc -s -j filter show dev $NETDEV ingress" |
+		jq '[.[] | .options.actions[]? | select(.kind == "pedit") | .stats.packets] | add // 0'
+}
+
+ksft_test "CE marking on h2 ingress (tc pedit)" mark_on
+defer mark_off
+
+interval=100000	# us
+ksft_test "dcqcn set np_enable 1 np_min_time_between_cnps $interval on h2" \
+	dcqcn_set 2 "$IBDEV" "{\"np-enable\": 1, \"np-min-time-between-cnps\": $interval}"
+
+pcap=$RUN_DIR/dcqcn_np.pcap
+tcpdump -i "$NETDEV" -nn -U -w "$pcap" udp port 4791 2>/dev/null &
+tdpid=$!
+defer "kill $tdpid"
+retry 20 0.5 test -s "$pcap"
+
+ksft_test "ibv_rc_pingpong -n 50 with CE marks" flow_pingpong -n 50
+sleep 1
+kill -INT "$tdpid"
+wait "$tdpid" 2>/dev/null
+
+f1=$(flows_json 1 | jq -c --arg r "$(hexip "$PEER_IP4")" '[.[] | select(.remote == $r)][0]')
+f2=$(flows_json 2 | jq -c --arg r "$(hexip "$HOST_IP4")" '[.[] | select(.remote == $r)][0]')
+log "h1 flow: $f1"
+log "h2 flow: $f2"
+nmarked=$(marked)
+log "packets marked by pedit on h2: $nmarked"
+
+ce_ok() {
+	[ "$nmarked" -gt 0 ] &&
+	[ "$(jq '."rx-ce"' <<<"$f2")" = "$nmarked" ] &&
+	[ "$(jq '."rx-packets"' <<<"$f2")" = "$nmarked" ]
+}
+ksft_test "h2 rx_ce equals the marked packets" ce_ok
+
+cnps() {
+	tshark -r "$pcap" -Y "ip.src == $PEER_IP4 && infiniband.bth.opcode == 0x81" \
+		-T fields -e frame.time_epoch -e infiniband.bth.destqp -e udp.srcport 2>/dev/null
+}
+wire_cnps=$(cnps)
+nwire=$(printf '%s' "$wire_cnps" | grep -c .)
+log "CNPs on the wire: $nwire"
+
+counts_ok() {
+	local tx rx
+	tx=$(jq '."cnp-tx"' <<<"$f2")
+	rx=$(jq '."cnp-rx"' <<<"$f1")
+	log "h2 cnp_tx $tx, h1 cnp_rx $rx, wire $nwire"
+	[ "$nwire" -ge 2 ] && [ "$tx" = "$nwire" ] && [ "$rx" = "$nwire" ]
+}
+ksft_test "h2 cnp_tx = h1 cnp_rx = CNPs on the wire (>= 2)" counts_ok
+
+spacing_ok() {
+	# capture timestamps jitter: allow 10 % below the interval
+	printf '%s\n' "$wire_cnps" | awk -v min="$(echo "$interval * 0.9 / 1000000" | bc -l)" '
+		NR > 1 && $1 - prev < min { bad++; print "gap " $1 - prev }
+		{ prev = $1 } END { exit bad > 0 }'
+}
+ksft_test "CNPs no closer than np_min_time_between_cnps" spacing_ok
+
+addressed_ok() {
+	local lqpn sport
+	lqpn=$(jq '.lqpn' <<<"$f1")
+	sport=$(jq '.sport' <<<"$f2")
+	log "want destqp $lqpn from sport $sport"
+	local t q p n=0
+	while read -r t q p; do
+		[ -n "$t" ] || continue
+		if [ $((q)) != "$lqpn" ] || [ "$p" != "$sport" ]; then
+			echo "bad CNP: destqp $q sport $p"
+			n=$((n + 1))
+		fi
+	done <<<"$wire_cnps"
+	[ "$n" = 0 ]
+}
+ksft_test "CNPs go to h1's QP from h2's QP source port" addressed_ok
+
+decoded_ok() {
+	tshark -r "$pcap" -V -Y "infiniband.bth.opcode == 0x81" 2>/dev/null | grep -m1 -i "opcode.*cnp\|CNP" || return 1
+}
+ksft_test "tshark decodes them as RoCEv2 CNPs" decoded_ok
+
+icrc_ok() {
+	local data cnp
+	data=$(python3 "$ROCEPATH_TOP/selftests/flow_icrc.py" "$pcap")
+	cnp=$(python3 "$ROCEPATH_TOP/selftests/flow_icrc.py" "$pcap" 0x81)
+	log "ICRC ok/bad: all packets $data, CNP $cnp"
+	[ "${data% *}" -gt 0 ] && [ "${data#* }" = 0 ] &&
+	[ "${cnp% *}" = "$nwire" ] && [ "${cnp#* }" = 0 ]
+}
+ksft_test "CNP ICRC valid (same algorithm accepts rxe's own packets)" icrc_ok
+
+global_ok() {
+	on_host 2 "python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do stats-get --output-json" |
+		jq -e '.stats."cnp-tx" > 0' >/dev/null
+}
+ksft_test "stats-get reports cnp_tx" global_ok
+ksft_exit

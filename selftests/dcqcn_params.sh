@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Proves dcqcn-get shows every rxe device with mlx5's published defaults,
+# dcqcn-set changes only what it names, rejects out-of-range values with an
+# extack naming the parameter (and changes nothing), answers ENODEV for an
+# unknown device and EPERM to an unprivileged user, and flags rp_enable
+# without an fq root qdisc.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/flow_lib.sh"
+
+require_cmd jq python3 tc setpriv
+
+flow_load || ksft_skip_all "cannot load $FLOW_KO"
+
+param() {
+	dcqcn_json 1 | jq -r --arg d "$IBDEV" --arg p "$1" '.[] | select(.ibdev == $d) | .[$p]'
+}
+
+defaults_ok() {
+	local want='{"np-enable":0,"rp-enable":0,"rp-ai-rate":5,"rp-hai-rate":50,
+		"rp-time-reset":300,"rp-byte-reset":32767,"rp-threshold":1,"rp-gd":11,
+		"rp-min-dec-fac":50,"rp-min-rate":1,"rp-dce-tcp-g":1019,"rp-dce-tcp-rtt":1,
+		"rp-rate-reduce-monitor-period":4,"rp-initial-alpha-value":1023,
+		"np-min-time-between-cnps":4,"np-cnp-dscp":48,"np-cnp-prio":6,"soft":1}'
+	dcqcn_json 1 | jq -e --arg d "$IBDEV" --argjson w "$want" \
+		'.[] | select(.ibdev == $d) | to_entries as $e | $w | to_entries |
+		 all(.value == ($e | from_entries)[.key])'
+}
+ksft_test "dcqcn-get shows $IBDEV with the published defaults" defaults_ok
+
+set_ok() {
+	dcqcn_set 1 "$IBDEV" '{"rp-ai-rate": 10, "np-cnp-dscp": 26}' &&
+	[ "$(param rp-ai-rate)" = 10 ] && [ "$(param np-cnp-dscp)" = 26 ] &&
+	[ "$(param rp-hai-rate)" = 50 ]
+}
+ksft_test "dcqcn-set changes the named parameters only" set_ok
+
+rejected() {
+	local json=$1 name=$2 out
+	out=$(dcqcn_set 1 "$IBDEV" "$json" 2>&1) && { echo "accepted: $json"; return 1; }
+	echo "$out" | tail -3
+	echo "$out" | grep -q "$name out of range" || return 1
+	[ "$(param rp-ai-rate)" = 10 ]
+}
+ksft_test "rp_min_dec_fac 101 rejected with extack" rejected \
+	'{"rp-ai-rate": 11, "rp-min-dec-fac": 101}' rp_min_dec_fac
+ksft_test "np_cnp_dscp 64 rejected with extack" rejected '{"np-cnp-dscp": 64}' np_cnp_dscp
+ksft_test "rp_enable 2 rejected with extack" rejected '{"rp-enable": 2}' rp_enable
+ksft_test "rp_initial_alpha_value 1024 rejected with extack" rejected \
+	'{"rp-initial-alpha-value": 1024}' rp_initial_alpha_value
+
+nodev() {
+	local out
+	out=$(dcqcn_set 1 nosuchdev0 '{"rp-ai-rate": 5}' 2>&1) && return 1
+	echo "$out" | tail -2
+	echo "$out" | grep -q "no such rdma device" && echo "$out" | grep -qi "no such device\|ENODEV\|-19"
+}
+ksft_test "unknown device: ENODEV with extack" nodev
+
+eperm() {
+	local out
+	out=$(on_host 1 "setpriv --reuid=65534 --regid=65534 --clear-groups python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do dcqcn-set --json '{\"dcqcn\": {\"ibdev\": \"$IBDEV\", \"rp-ai-rate\": 7}}'" 2>&1) && return 1
+	echo "$out" | tail -2
+	echo "$out" | grep -qi "not permitted\|EPERM\|-1\b" && [ "$(param rp-ai-rate)" = 10 ]
+}
+ksft_test "unprivileged dcqcn-set: EPERM" eperm
+
+unpriv_read() {
+	on_host 1 "setpriv --reuid=65534 --regid=65534 --clear-groups python3 $YNL_CLI --spec $YNL_SPEC --no-schema --dump dcqcn-get" >/dev/null
+}
+ksft_test "unprivileged dcqcn-get allowed" unpriv_read
+
+fq_flag() {
+	on_host 1 "tc qdisc del dev $NETDEV root 2>/dev/null; true"
+	dcqcn_set 1 "$IBDEV" '{"rp-enable": 1}' || return 1
+	[ "$(param fq-missing)" = 1 ] || { echo "fq-missing not set without fq"; return 1; }
+	on_host 1 "dmesg | grep -q 'rp_enable set but $NETDEV has no fq root qdisc'" ||
+		{ echo "no warning in dmesg"; return 1; }
+	on_host 1 "tc qdisc replace dev $NETDEV root fq" || return 1
+	[ "$(param fq-missing)" = 0 ] || { echo "fq-missing set with fq"; return 1; }
+	on_host 1 "tc qdisc del dev $NETDEV root"
+	dcqcn_set 1 "$IBDEV" '{"rp-enable": 0}'
+}
+ksft_test "rp_enable without fq root qdisc is flagged and warned" fq_flag
+
+cli_ok() {
+	local cli=$ROCEPATH_TOP/daemon/rocepath out
+	[ -x "$cli" ] || { echo "daemon/rocepath not built"; return 4; }
+	out=$($cli -j dcqcn show dev "$IBDEV" 2>&1) || { echo "$out"; return 1; }
+	echo "$out" | jq -e '.[0].rp_ai_rate == 10 and .[0].np_enable == 0' >/dev/null || { echo "$out"; return 1; }
+	out=$($cli dcqcn set dev "$IBDEV" rp_min_dec_fac 0 2>&1) && return 1
+	echo "$out"
+	echo "$out" | grep -q "Error: .*rp_min_dec_fac out of range"
+}
+ksft_test "rocepath CLI: dcqcn show / set rejection" cli_ok
+ksft_exit

@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Proves the soft-RoCE reaction point enforces its rate: h2 marks every
+# arriving RoCEv2 packet CE and answers with CNPs (np_enable); with
+# rp_enable 1 and fq on h1's eth0, ib_write_bw from h1 falls to what the
+# reported rate allows, the rate recovers once marking stops, and with
+# rp_enable 0 the same marking does not slow it down. Data leaves as
+# ECT(0) while rp_enable is set. Rates are set far below TCG's ~2 Mbit/s.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/flow_lib.sh"
+
+require_cmd ib_write_bw tcpdump tshark jq python3 tc
+
+flow_load rp_rate_floor_kbps=200 || ksft_skip_all "cannot load $FLOW_KO"
+
+on_host 2 "tc qdisc add dev $NETDEV clsact &&
+	tc filter add dev $NETDEV ingress pref 10 protocol ip u32 \
+		match ip protocol 17 0xff match ip dport 4791 0xffff \
+		action pedit ex munge ip tos set 3 pipe action csum ip" ||
+	ksft_skip_all "cannot install the CE marking filter on h2"
+defer on_host 2 "tc qdisc del dev $NETDEV clsact"
+on_host 1 "tc qdisc replace dev $NETDEV root fq" || ksft_skip_all "no fq qdisc"
+defer on_host 1 "tc qdisc del dev $NETDEV root"
+
+dcqcn_set 2 "$IBDEV" '{"np-enable": 1, "np-min-time-between-cnps": 0}' ||
+	ksft_skip_all "dcqcn set on h2 failed"
+# ceiling 10 Mb/s, no rate set on the first CNP, floor 0.2 Mb/s (module
+# parameter), timer-only recovery every 100 ms after 5 fast-recovery steps
+rp='{"rp-max-rate": 10, "rp-min-rate": 0, "rp-rate-to-set-on-first-cnp": 0,
+     "rp-time-reset": 100000, "rp-byte-reset": 0, "rp-threshold": 5,
+     "rp-ai-rate": 5, "rp-hai-rate": 5}'
+dcqcn_set 1 "$IBDEV" "$rp" || ksft_skip_all "dcqcn set on h1 failed"
+
+# write_bw: prints the average bandwidth in Mbit/s
+write_bw() {
+	local lgid rgid out rc
+	lgid=$(gid_index "$IBDEV" "$HOST_IP4") || return 1
+	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") || return 1
+	on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 50 -F -u 20"
+	out=$(retry 30 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 50 -F -u 20 "$PEER_IP4" 2>&1)
+	rc=$?
+	[ "$rc" = 0 ] || kill_bg 2 write_bw
+	wait_bg 2 write_bw 120 >/dev/null 2>&1 || rc=1
+	[ "$rc" = 0 ] || { echo "$out" >&2; return 1; }
+	echo "$out" | awk '$1 == 4096 && NF >= 4 { printf "%.3f\n", $4 * 8 * 1.048576 }'
+}
+
+h1_flow() {
+	flows_json 1 | jq -c --arg r "$(hexip "$PEER_IP4")" '[.[] | select(.remote == $r and ."tx-packets" > 100)] | last'
+}
+
+ksft_test "dcqcn set rp_enable 0 on h1" dcqcn_set 1 "$IBDEV" '{"rp-enable": 0}'
+bw_off=$(write_bw) || ksft_fail "ib_write_bw with marking, rp_enable 0"
+f=$(h1_flow)
+log "rp_enable 0: $bw_off Mbit/s; flow $f"
+[ "$(jq '."cnp-rx"' <<<"$f")" -gt 0 ] && [ "$(jq '."rate-kbps"' <<<"$f")" = null ] &&
+	ksft_pass "rp_enable 0: CNPs arrive, no rate state" ||
+	ksft_fail "rp_enable 0: CNPs arrive, no rate state"
+
+ksft_test "dcqcn set rp_enable 1 on h1" dcqcn_set 1 "$IBDEV" '{"rp-enable": 1}'
+on_host 1 "flow_reset() { python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do flow-reset; }; flow_reset" >/dev/null
+pcap=$RUN_DIR/dcqcn_rp.pcap
+tcpdump -i "$NETDEV" -nn -U -w "$pcap" "udp port 4791 and src host $HOST_IP4" 2>/dev/null &
+tdpid=$!
+defer "kill $tdpid"
+retry 20 0.5 test -s "$pcap"
+bw_on=$(write_bw) || ksft_fail "ib_write_bw with marking, rp_enable 1"
+f=$(h1_flow)
+kill -INT "$tdpid"
+wait "$tdpid" 2>/dev/null
+log "rp_enable 1: $bw_on Mbit/s; flow $f"
+
+rate=$(jq '."rate-kbps"' <<<"$f")
+slowed() {
+	# the throughput is at most what the reported rate allows (1.5x slack
+	# for the rate's path down from the ceiling), and well below rp off
+	awk -v on="$bw_on" -v off="$bw_off" -v r="$rate" \
+		'BEGIN { exit !(r > 0 && on <= 1.5 * r / 1000 && on < 0.5 * off) }'
+}
+ksft_test "rp_enable 1: $bw_on Mbit/s <= rate ${rate} kb/s, < half of $bw_off" slowed
+
+ect() {
+	local n all
+	all=$(tshark -r "$pcap" -Y "infiniband" -T fields -e ip.dsfield.ecn 2>/dev/null | grep -c .)
+	n=$(tshark -r "$pcap" -Y "infiniband && ip.dsfield.ecn == 2" -T fields -e ip.dsfield.ecn 2>/dev/null | grep -c .)
+	log "ECT(0) on $n of $all data packets"
+	[ "$all" -gt 0 ] && [ "$n" = "$all" ]
+}
+ksft_test "rp_enable 1: data leaves as ECT(0)" ect
+
+on_host 2 "tc filter del dev $NETDEV ingress pref 10"
+recovered() {
+	local r
+	r=$(flows_json 1 | jq --arg r "$(hexip "$PEER_IP4")" \
+		'[.[] | select(.remote == $r and ."tx-packets" > 100)] | last | ."rate-kbps"')
+	log "rate now $r kb/s"
+	[ "$r" -ge 10000 ]
+}
+ksft_test "rate recovers to rp_max_rate once marking stops" retry 20 1 recovered
+
+bw_after=$(write_bw) || ksft_fail "ib_write_bw after marking"
+log "after marking: $bw_after Mbit/s"
+awk -v a="$bw_after" -v on="$bw_on" 'BEGIN { exit !(a > 2 * on) }' &&
+	ksft_pass "throughput recovers without marks" || ksft_fail "throughput recovers without marks"
+ksft_exit

@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Proves the per-flow counters equal what tcpdump counts on the wire for a
+# known run (ibv_rc_pingpong -n 20 over IPv4 and IPv6 GIDs), in both
+# directions, and that the flow is attributed to the QP (lqpn, dqpn, sport).
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/flow_lib.sh"
+
+require_cmd ibv_rc_pingpong tcpdump tshark jq python3
+
+flow_load || ksft_skip_all "cannot load $FLOW_KO"
+ksft_pass "rocepath.ko loaded on h1 and h2"
+
+pcap=$RUN_DIR/flow_counters.pcap
+tcpdump -i "$NETDEV" -nn -U -w "$pcap" udp port 4791 2>/dev/null &
+tdpid=$!
+defer "kill $tdpid"
+retry 20 0.5 test -s "$pcap"
+
+ksft_test "ibv_rc_pingpong IPv4" flow_pingpong
+ksft_test "ibv_rc_pingpong IPv6" flow_pingpong -6
+sleep 1
+kill -INT "$tdpid"
+wait "$tdpid" 2>/dev/null
+
+# wire counts: packets and IP lengths per direction and family
+wire() {
+	local filter=$1
+	tshark -r "$pcap" -Y "$filter && infiniband.bth.opcode != 0x81" \
+		-T fields -e ip.len -e ipv6.plen 2>/dev/null |
+		awk -F'\t' '{n++; if ($1 != "") b += $1; else b += $2 + 40} END {print n+0, b+0}'
+}
+
+# the flows' totals per family and direction
+check() {
+	local fam=$1 me=$2 peer=$3 want_tx want_rx flows got
+	want_tx=$(wire "$fam.src == $me && udp.dstport == 4791")
+	want_rx=$(wire "$fam.dst == $me && udp.dstport == 4791")
+	flows=$(flows_json 1)
+	got=$(jq -r --arg r "$(hexip "$peer")" \
+		'[.[] | select(.remote == $r)] |
+		 "\(map(."tx-packets") | add // 0) \(map(."tx-bytes") | add // 0)",
+		 "\(map(."rx-packets") | add // 0) \(map(."rx-bytes") | add // 0)"' <<<"$flows")
+	log "$fam wire tx: $want_tx rx: $want_rx; flows: $(echo $got)"
+	[ "$(printf '%s\n%s' "$want_tx" "$want_rx")" = "$got" ] || return 1
+	[ "${want_tx% *}" -gt 0 ] && [ "${want_rx% *}" -gt 0 ]
+}
+
+ksft_test "IPv4 counters equal the wire (tcpdump)" check ip "$HOST_IP4" "$PEER_IP4"
+ksft_test "IPv6 counters equal the wire (tcpdump)" check ipv6 "$HOST_IP6" "$PEER_IP6"
+
+attributed() {
+	local flows
+	flows=$(flows_json 1)
+	echo "$flows" | jq -c '.[]'
+	# one flow per QP, known to the QP table: lqpn, dqpn, and tx and rx
+	# counted in the same record
+	jq -e --arg r "$(hexip "$PEER_IP4")" \
+		'[.[] | select(.remote == $r and .lqpn != null and .dqpn != null and
+		  ."tx-packets" > 0 and ."rx-packets" > 0 and .ibdev == "'"$IBDEV"'")] | length >= 1' \
+		<<<"$flows" >/dev/null
+}
+ksft_test "tx and rx attributed to one flow per QP with lqpn and dqpn" attributed
+
+sport_ok() {
+	local sports
+	sports=$(tshark -r "$pcap" -Y "ip.src == $HOST_IP4" -T fields -e udp.srcport 2>/dev/null | sort -u)
+	log "wire source ports: $(echo $sports)"
+	flows_json 1 | jq -e --arg r "$(hexip "$PEER_IP4")" --argjson s "[$(echo $sports | tr ' ' ',')]" \
+		'[.[] | select(.remote == $r) | .sport] - $s | length == 0' >/dev/null
+}
+ksft_test "flow sport is the QP's wire source port" sport_ok
+
+reset() {
+	on_host 1 "python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do flow-reset" || return 1
+	[ "$(flows_json 1 | jq length)" = 0 ]
+}
+ksft_test "flow-reset forgets every flow" reset
+ksft_exit

@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# QP bookkeeping through the RDMA core: 10,000 RC QPs created, moved to RTR
+# and destroyed leave no entry and no per-port count behind; kept QPs show
+# in qp-get with the path-set spread (fewest live QPs, ties to the lowest
+# port); an exact rule beats the path set; a device-scoped path set beats a
+# global one; without a rule a QP is listed unpinned on its default port.
+
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/pin_lib.sh"
+
+require_module
+require_ynl
+require_cmd gcc
+
+CHURN=$RUN_DIR/pin_qp_churn
+gcc -O2 -o "$CHURN" selftests/pin_qp_churn.c -libverbs ||
+	ksft_skip_all "cannot build pin_qp_churn (libibverbs-dev?)"
+GIDX=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
+R4=$(ip_hex "$PEER_IP4")
+# The shared RUN_DIR (9p) cannot hold a FIFO.
+FIFO=$(mktemp -u /tmp/pin_churn.XXXXXX)
+defer rm -f "$FIFO"
+
+rp_load 1 || ksft_skip_all "cannot load $ROCEPATH_KO"
+defer rp_unload 1
+
+stat() {
+	ynl_fast --do stats-get | python3 -c "import ast,sys; print(ast.literal_eval(sys.stdin.read())['stats']['$1'])"
+}
+
+# qps: "lqpn rqpn sport pinned default-sport" of h1's tracked QPs.
+qps() {
+	ynl_fast --dump qp-get | python3 -c '
+import ast, sys
+for m in ast.literal_eval(sys.stdin.read()):
+    q = m["qp"]
+    print(q["lqpn"], q["rqpn"], q["sport"], q["pinned"], q["default-sport"])'
+}
+
+# keep N [ARGS]: create N QPs to the peer and leave them in RTR until release.
+keep() {
+	local n=$1
+	shift
+	rm -f "$FIFO"
+	mkfifo "$FIFO"
+	"$CHURN" -d "$IBDEV" -g "$GIDX" -a "$PEER_IP4" -n "$n" -k "$@" \
+		<"$FIFO" >"$RUN_DIR/keep.out" 2>&1 &
+	KEEP_PID=$!
+	exec 7>"$FIFO"
+	retry 60 0.5 grep -q "^qp $((n - 1)) " "$RUN_DIR/keep.out"
+}
+
+release() {
+	echo >&7
+	exec 7>&-
+	wait "$KEEP_PID"
+}
+
+ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50003, 50002, 50001, 50000]}}" >/dev/null
+
+# 1. Path-set spread on kept QPs.
+keep 8
+got=$(qps | awk '$4 == 1 { c[$3]++ } END { for (p in c) print p, c[p] }' | sort -n | tr '\n' ' ')
+[ "$got" = "50000 2 50001 2 50002 2 50003 2 " ] &&
+	ksft_pass "8 QPs on a 4-port path set: 2 per port in qp-get" ||
+	ksft_fail "8 QPs on a 4-port path set: 2 per port in qp-get (got '$got')"
+out=$(ynl_fast --dump pin-get)
+echo "$out" | grep -q "'sport-qps': \[2, 2, 2, 2\]" &&
+	ksft_pass "pin-get counts 2 live QPs per port" ||
+	ksft_fail "pin-get counts 2 live QPs per port ($out)"
+release
+[ "$(qps | wc -l)" = 0 ] && ksft_pass "destroyed QPs leave qp-get" ||
+	ksft_fail "destroyed QPs leave qp-get ($(qps))"
+
+# 2. Ties go to the lowest port: one QP lands on 50000.
+keep 1
+got=$(qps | awk '{ print $3 }')
+release
+[ "$got" = 50000 ] && ksft_pass "a lone QP takes the lowest port" ||
+	ksft_fail "a lone QP takes the lowest port (got $got)"
+
+# 3. An exact rule beats the path set; a device-scoped set beats a global one.
+ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"rqpn\": 4660, \"sport\": [60000]}}" >/dev/null
+keep 2 -r 4660
+got=$(qps | sort -k2n | awk '{ printf "%s:%s ", $2, $3 }')
+release
+[ "$got" = "4660:60000 4661:50000 " ] &&
+	ksft_pass "exact rqpn rule wins over the path set" ||
+	ksft_fail "exact rqpn rule wins over the path set (got '$got')"
+ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"ibdev\": \"$IBDEV\", \"sport\": [55555]}}" >/dev/null
+keep 1 -r 9999
+got=$(qps | awk '{ print $3 }')
+release
+[ "$got" = 55555 ] && ksft_pass "device-scoped path set wins over the global one" ||
+	ksft_fail "device-scoped path set wins over the global one (got $got)"
+
+# 4. No rule: listed unpinned, on the default port.
+ynl_fast --do pin-flush >/dev/null
+keep 1
+got=$(qps | awk '{ print $4, ($3 == $5) }')
+release
+[ "$got" = "0 1" ] && ksft_pass "without a rule a QP is unpinned on its default port" ||
+	ksft_fail "without a rule a QP is unpinned on its default port (got '$got')"
+
+# 5. 10,000 create/modify/destroy cycles leave nothing behind.
+ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000, 50001]}}" >/dev/null
+seen0=$(stat qps-pinned)
+out=$("$CHURN" -d "$IBDEV" -g "$GIDX" -a "$PEER_IP4" -n 10000 2>&1)
+log "$out"
+seen1=$(stat qps-pinned)
+left=$(stat qps)
+[ "$((seen1 - seen0))" = 10000 ] && ksft_pass "10,000 cycles: 10,000 QPs pinned" ||
+	ksft_fail "10,000 cycles: 10,000 QPs pinned (got $((seen1 - seen0)))"
+[ "$left" = 0 ] && ksft_pass "10,000 cycles: no stale QP entry" ||
+	ksft_fail "10,000 cycles: no stale QP entry ($left left)"
+out=$(ynl_fast --dump pin-get)
+echo "$out" | grep -q "'sport-qps': \[0, 0\]" &&
+	ksft_pass "10,000 cycles: per-port counts back to 0" ||
+	ksft_fail "10,000 cycles: per-port counts back to 0 ($out)"
+
+ksft_exit

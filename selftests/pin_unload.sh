@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# 20 load/unload cycles of rocepath.ko while RDMA traffic runs and QPs are
+# created, pinned and destroyed in a loop: traffic completes, no WARN or
+# BUG (the harness fails the run on any), and no hook is left behind (the
+# kprobes are gone once the module is).
+
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/pin_lib.sh"
+
+require_module
+require_ynl
+require_cmd gcc ib_write_bw
+
+CHURN=$RUN_DIR/pin_qp_churn
+gcc -O2 -o "$CHURN" selftests/pin_qp_churn.c -libverbs ||
+	ksft_skip_all "cannot build pin_qp_churn (libibverbs-dev?)"
+GIDX=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
+R4=$(ip_hex "$PEER_IP4")
+defer rp_unload 1
+
+kmsg_mark
+rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4")
+on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 400 -F"
+( retry 30 1 ib_write_bw -d "$IBDEV" -x "$GIDX" -s 4096 -n 400 -F "$PEER_IP4" \
+	>"$RUN_DIR/bw.out" 2>&1 ) &
+client=$!
+"$CHURN" -d "$IBDEV" -g "$GIDX" -a "$PEER_IP4" -n 1000000 >/dev/null 2>&1 &
+churn=$!
+
+ok=1
+for i in $(seq 1 20); do
+	insmod "$ROCEPATH_KO" || { ok=0; log "insmod $i failed"; break; }
+	ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000, 50001]}}" >/dev/null ||
+		log "pin-add in cycle $i failed"
+	sleep 0.5
+	rmmod rocepath || { ok=0; log "rmmod $i failed"; break; }
+done
+[ $ok = 1 ] && ksft_pass "20 load/unload cycles under traffic and QP churn" ||
+	ksft_fail "20 load/unload cycles under traffic and QP churn"
+kill -0 $churn 2>/dev/null && ksft_pass "the QP churn survived every unload" ||
+	ksft_fail "the QP churn survived every unload"
+kill $churn 2>/dev/null
+wait $churn 2>/dev/null
+wait $client
+rc=$?
+wait_bg 2 write_bw 300 >/dev/null || rc=1
+[ $rc = 0 ] && ksft_pass "ib_write_bw completed across the cycles" ||
+	{ sed 's/^/# /' "$RUN_DIR/bw.out"; ksft_fail "ib_write_bw completed across the cycles"; }
+grep -q rocepath /sys/kernel/debug/kprobes/list 2>/dev/null &&
+	ksft_fail "no rocepath kprobe left after unload" || ksft_pass "no rocepath kprobe left after unload"
+bugs=$(kmsg_bugs)
+[ -z "$bugs" ] && ksft_pass "no WARN, BUG or leak report in dmesg" ||
+	{ echo "$bugs" | sed 's/^/# /'; ksft_fail "no WARN, BUG or leak report in dmesg"; }
+
+ksft_exit

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The rocepath family driven by the kernel's YNL library from the spec.
+
+usage: pin_ynl.py MODE PEER_IP4 PEER_IP6 IBDEV
+MODE: main (rules, rejections, replace, monitor), unpriv (every change is
+EPERM, dumps work), limits (module loaded with max_rules=2 max_sports=4).
+Prints "PASS desc" / "FAIL desc" lines (pin_ynl.sh turns them into TAP)
+and a last line "# counts PASS FAIL".
+"""
+import ipaddress
+import os
+import sys
+import time
+
+TOP = os.environ.get('ROCEPATH_TOP', os.getcwd())
+sys.path.append(os.path.join(TOP, '.cache/linux-src/tools/net/ynl'))
+from lib import YnlFamily, NlError  # noqa: E402
+
+SPEC = os.path.join(TOP, 'Documentation/netlink/specs/rocepath.yaml')
+SCHEMA = os.path.join(TOP, '.cache/linux-src/Documentation/netlink/genetlink-legacy.yaml')
+
+n = 0
+passed = failed = 0
+
+
+def result(ok, desc, detail=None):
+    global n, passed, failed
+    n += 1
+    if ok:
+        passed += 1
+        print(f'PASS {desc}')
+    else:
+        failed += 1
+        print(f'FAIL {desc}')
+        if detail is not None:
+            print(f'#   {detail}')
+    sys.stdout.flush()
+
+
+def fam(schema=False):
+    return YnlFamily(SPEC, SCHEMA if schema else '')
+
+
+def expect_err(y, op, vals, errno, msg, desc):
+    try:
+        y.do(op, vals)
+    except NlError as e:
+        got = -e.nl_msg.error
+        ext = e.nl_msg.extack or {}
+        text = str(ext.get('msg', ''))
+        if 'miss-type' in ext:  # GENL_REQ_ATTR_CHECK: a missing attribute
+            text = f"missing attribute {ext['miss-type']}"
+        ok = got == errno and msg.lower() in text.lower()
+        result(ok, f'{desc}: {os.strerror(errno)}, extack "{text}"',
+               f'want errno {errno} and "{msg}", got {got} {ext}')
+        return
+    result(False, desc, 'request succeeded')
+
+
+def a(addr):
+    return ipaddress.ip_address(addr).packed
+
+
+def pins(y):
+    return [m['pin'][0] if isinstance(m['pin'], list) else m['pin']
+            for m in y.dump('pin-get', {}) if 'pin' in m]
+
+
+def main_mode(peer4, peer6, ibdev):
+    y = fam(schema=True)
+    r4, r6 = a(peer4), a(peer6)
+
+    expect_err(y, 'pin-add', {'pin': {'remote': r4, 'sport': [50000]}}, 17,
+               'exists', 'duplicate rule')
+    expect_err(y, 'pin-add', {'pin': {'remote': r4, 'rqpn': 1, 'sport': [1000]}},
+               34, 'range', 'port below 49152 (policy)')
+    expect_err(y, 'pin-add', {'pin': {'remote': b'\xc0\x00\x02\x02\x01', 'sport': [50000]}},
+               22, '4 (IPv4) or 16', 'remote of 5 bytes')
+    expect_err(y, 'pin-add', {'pin': {'remote': b'\xc0\x00\x02', 'sport': [50000]}},
+               22, '4 (IPv4) or 16', 'remote of 3 bytes')
+    expect_err(y, 'pin-add', {'pin': {'remote': r4, 'ibdev': 'nosuchdev', 'sport': [50000]}},
+               19, 'unknown RDMA device', 'unknown device')
+    expect_err(y, 'pin-add', {'pin': {'remote': r4, 'rqpn': 2}}, 22,
+               'path set is empty', 'empty path set')
+    expect_err(y, 'pin-add', {'pin': {'remote': r4, 'rqpn': 3,
+                                      'sport': list(range(50000, 50065))}},
+               7, 'max_sports', '65 ports with max_sports=64')
+    expect_err(y, 'pin-add', {'pin': {'remote': r4, 'rqpn': 16777216, 'sport': [50000]}},
+               34, 'range', 'rqpn above 2^24-1 (policy)')
+    expect_err(y, 'pin-add', {'pin': {'sport': [50000]}}, 22,
+               'remote', 'rule without a remote')
+    expect_err(y, 'pin-add', {}, 22, 'missing attribute pin', 'pin-add without a pin')
+    expect_err(y, 'pin-del', {'pin': {'remote': r4, 'rqpn': 99}}, 2,
+               'no pin rule', 'delete a missing rule')
+    expect_err(y, 'pin-replace', {'replace-flags': 2}, 22, 'send begin first',
+               'commit without begin')
+    expect_err(y, 'pin-replace', {'replace-flags': 3, 'generation': 0x7fffffff},
+               116, 'changed since', 'commit on a stale generation')
+
+    # Exact and device-scoped rules, IPv6.
+    y.do('pin-add', {'pin': {'remote': r6, 'ibdev': ibdev, 'rqpn': 17, 'lqpn': 18,
+                             'sport': [60000]}})
+    p = [x for x in pins(y) if x['remote'] == r6]
+    result(len(p) == 1 and p[0].get('ibdev') == ibdev and p[0].get('rqpn') == 17 and
+           p[0].get('lqpn') == 18 and p[0]['sport'] == [60000],
+           'IPv6 exact device-scoped rule dumps as added', p)
+    y.do('pin-del', {'pin': {'remote': r6, 'ibdev': ibdev, 'rqpn': 17, 'lqpn': 18}})
+    result(not [x for x in pins(y) if x['remote'] == r6], 'pin-del by key removes it')
+
+    # Replace over several messages of one socket, with the generation.
+    gen = y.do('stats-get', {})['stats']['generation']
+    y.do('pin-replace', {'replace-flags': 1,
+                         'pin': [{'remote': r4, 'sport': [51000]}]})
+    y.do('pin-replace', {'pin': [{'remote': r6, 'sport': [51002, 51001]}]})
+    mid = pins(y)
+    y.do('pin-replace', {'replace-flags': 2, 'generation': gen})
+    after = pins(y)
+    result(any(x['sport'] == [50000] for x in mid) and
+           sorted(x['sport'] for x in after) == [[51000], [51001, 51002]],
+           'begin / pins / commit in three messages swaps the whole set',
+           f'mid {mid} after {after}')
+    gen2 = y.do('stats-get', {})['stats']['generation']
+    result(gen2 == gen + 1, 'commit bumps the generation once', f'{gen} -> {gen2}')
+
+    # A staging set belongs to its socket and dies with it.
+    y2 = fam()
+    y2.do('pin-replace', {'replace-flags': 1, 'pin': [{'remote': r4, 'sport': [52000]}]})
+    expect_err(y, 'pin-replace', {'replace-flags': 2}, 22, 'send begin first',
+               'another socket cannot commit a staging set')
+    del y2
+    time.sleep(0.5)
+    st = y.do('stats-get', {})['stats']
+    result(st['rules'] == 2, 'an abandoned staging set never becomes live', st)
+
+    # A failed transaction message drops the staging set.
+    y.do('pin-replace', {'replace-flags': 1, 'pin': [{'remote': r4, 'sport': [53000]}]})
+    expect_err(y, 'pin-replace', {'pin': [{'remote': r4, 'sport': [53001]}]}, 17,
+               'exists', 'duplicate inside a transaction')
+    expect_err(y, 'pin-replace', {'replace-flags': 2}, 22, 'send begin first',
+               'the failed transaction is gone')
+
+    # Monitor notifications.
+    m = fam()
+    m.ntf_subscribe('monitor')
+    y.do('pin-flush', {})
+    ntfs = []
+    for _ in range(20):
+        m.check_ntf()
+        while m.async_msg_queue:
+            msg = m.async_msg_queue.pop(0) if isinstance(m.async_msg_queue, list) \
+                else m.async_msg_queue.get_nowait()
+            ntfs.append(msg)
+        if ntfs:
+            break
+        time.sleep(0.1)
+    result(any(x['name'] == 'pins-replaced-ntf' for x in ntfs),
+           'pin-flush sends pins-replaced-ntf to the monitor group', ntfs)
+    result(pins(y) == [], 'pin-flush empties the set')
+
+    st = y.do('stats-get', {})['stats']
+    result(st['rules-max'] == 131072 and st['qps-max'] == 65536 and
+           st['sports-max'] == 64, 'stats-get reports the limits', st)
+
+
+def unpriv_mode(peer4):
+    y = fam()
+    r4 = a(peer4)
+    for op, vals in (('pin-add', {'pin': {'remote': r4, 'rqpn': 5, 'sport': [50000]}}),
+                     ('pin-del', {'pin': {'remote': r4}}),
+                     ('pin-flush', {}),
+                     ('pin-replace', {'replace-flags': 3}),
+                     ('flow-reset', {})):
+        try:
+            y.do(op, vals)
+            result(False, f'unprivileged {op}: EPERM', 'succeeded')
+        except NlError as e:
+            result(e.nl_msg.error == -1, f'unprivileged {op}: EPERM', e.nl_msg.error)
+    try:
+        out = y.dump('pin-get', {})
+        y.do('stats-get', {})
+        result(len(out) >= 1, 'unprivileged dumps and stats work', out)
+    except NlError as e:
+        result(False, 'unprivileged dumps and stats work', e)
+
+
+def limits_mode(peer4, peer6):
+    y = fam()
+    r4, r6 = a(peer4), a(peer6)
+    y.do('pin-add', {'pin': {'remote': r4, 'sport': [50000]}})
+    y.do('pin-add', {'pin': {'remote': r6, 'sport': [50000]}})
+    expect_err(y, 'pin-add', {'pin': {'remote': r4, 'rqpn': 7, 'sport': [50000]}},
+               28, 'full', 'third rule with max_rules=2')
+    expect_err(y, 'pin-replace', {'replace-flags': 3, 'pin': [
+        {'remote': r4, 'sport': [50000]}, {'remote': r4, 'rqpn': 1, 'sport': [50000]},
+        {'remote': r4, 'rqpn': 2, 'sport': [50000]}]},
+               28, 'full', 'replace with 3 rules and max_rules=2')
+    expect_err(y, 'pin-add', {'pin': {'remote': r4, 'rqpn': 8,
+                                      'sport': [50000, 50001, 50002, 50003, 50004]}},
+               7, 'max_sports', '5 ports with max_sports=4')
+    st = y.do('stats-get', {})['stats']
+    result(st['rules-max'] == 2 and st['sports-max'] == 4 and st['rules'] == 2,
+           'stats-get reads back max_rules and max_sports', st)
+
+
+if __name__ == '__main__':
+    mode = sys.argv[1]
+    try:
+        if mode == 'main':
+            main_mode(sys.argv[2], sys.argv[3], sys.argv[4])
+        elif mode == 'unpriv':
+            unpriv_mode(sys.argv[2])
+        elif mode == 'limits':
+            limits_mode(sys.argv[2], sys.argv[3])
+    except Exception as e:  # a crash is a failure, not a hang
+        result(False, f'{mode}: unexpected exception', repr(e))
+    print(f'# counts {passed} {failed}')
+    sys.exit(1 if failed else 0)
