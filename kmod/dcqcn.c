@@ -159,12 +159,11 @@ static struct net_device *dcqcn_netdev(struct rocepath_dcqcn_dev *dd)
 /* True when the root qdisc of @ndev is fq, which honours EDT stamps. */
 static bool dcqcn_fq_ok(struct net_device *ndev)
 {
-	struct Qdisc *q;
 	bool ok;
 
+	/* dev->qdisc is never NULL: noop_qdisc while the device is down */
 	rcu_read_lock();
-	q = rcu_dereference(ndev->qdisc);
-	ok = q && q->ops && !strcmp(q->ops->id, "fq");
+	ok = !strcmp(rcu_dereference(ndev->qdisc)->ops->id, "fq");
 	rcu_read_unlock();
 	return ok;
 }

@@ -273,7 +273,8 @@ static unsigned long flow_aging_period(void)
 {
 	unsigned int idle = READ_ONCE(flow_idle_secs);
 
-	return idle ? max(HZ, idle * HZ / 2) : 60 * HZ;
+	/* idle 0 still polls, so that a new flow_idle_secs takes effect */
+	return idle ? clamp_t(unsigned long, idle * HZ / 2, HZ, 10 * HZ) : 10 * HZ;
 }
 
 static void flow_aging_fn(struct work_struct *work)

@@ -24,8 +24,12 @@ if [ "${1:-}" != --guest ]; then
 	*) rel=$kern ;;
 	esac
 	start=$(date +%s)
-	echo "demo: building rocepath.ko for $rel and the userspace tools..."
-	"$TOP/scripts/kbuild.sh" "$rel" >/dev/null || { echo "demo: module build failed" >&2; exit 1; }
+	ko=$TOP/build/$rel/rocepath.ko
+	if [ ! -f "$ko" ] || [ -n "$(find "$TOP/kmod" "$TOP/include" "$TOP/Kbuild" -newer "$ko" -print -quit)" ]; then
+		echo "demo: building rocepath.ko for $rel..."
+		"$TOP/scripts/kbuild.sh" "$rel" >/dev/null || { echo "demo: module build failed" >&2; exit 1; }
+	fi
+	echo "demo: building the userspace tools..."
 	make -s -C "$TOP/daemon" >/dev/null || { echo "demo: make -C daemon failed" >&2; exit 1; }
 	echo "demo: booting two QEMU guests (TCG: slow, about a minute)..."
 	"$TOP/scripts/vm/run.sh" -k "$rel" -t 600 scripts/demo.sh --guest
@@ -104,25 +108,29 @@ say "3. RDMA traffic: ib_write_bw with $QPS QPs, h1 (client) -> h2 (server)"
 note "Every new QP to a pinned remote takes the path-set port with the fewest live"
 note "QPs, so the $QPS QPs spread over the $QPS planned paths."
 gs=$(rpd_gid 2) && gc=$(rpd_gid 1) || { echo "no IPv4 RoCEv2 GID"; exit 1; }
-on_host_bg 2 bw_srv "timeout 120 ib_write_bw -d '$IBDEV' -x $gs -q $QPS -s 4096 -D 15 -F"
+on_host_bg 2 bw_srv "timeout 150 ib_write_bw -d '$IBDEV' -x $gs -q $QPS -s 4096 -D 30 -F"
 sleep 1
-on_host_bg 1 bw_cli "for i in \$(seq 20); do timeout 120 ib_write_bw -d '$IBDEV' -x $gc -q $QPS \
-	-s 4096 -D 15 -F 192.0.2.2 && exit 0; sleep 1; done; exit 1"
-for i in $(seq 60); do
-	n=$(on_host 1 "'$RP' -j qp show" 2>/dev/null |
-		python3 -c 'import json,sys; print(len(json.load(sys.stdin)))' 2>/dev/null)
-	[ "${n:-0}" -ge $QPS ] && break
+on_host_bg 1 bw_cli "for i in \$(seq 20); do timeout 150 ib_write_bw -d '$IBDEV' -x $gc -q $QPS \
+	-s 4096 -D 30 -F 192.0.2.2 && exit 0; sleep 1; done; exit 1"
+# Take the QP tables as soon as all QPs are up (they go away with the traffic).
+qp1= qp2=
+for i in $(seq 90); do
+	qp1=$(on_host 1 "'$RP' qp show" 2>/dev/null)
+	if [ "$(grep -c pinned <<<"$qp1")" -ge $QPS ]; then
+		qp2=$(on_host 2 "'$RP' qp show" 2>/dev/null)
+		break
+	fi
 	sleep 1
 done
-sleep 3
 
 say "4. \`rocepath qp show\` on each host, while the traffic runs"
 note "sport = the UDP source port the QP uses on the wire (its ECMP path);"
-note "pinned = chosen by rocepathd's plan instead of derived from the QP numbers."
-for n in 1 2; do
-	echo "  h$n:"
-	on_host $n "'$RP' qp show" | indent
-done
+note "pinned = chosen by rocepathd's plan instead of derived from the QP numbers"
+note "(default_sport = the port the RDMA core would have used)."
+echo "  h1:"
+echo "$qp1" | indent
+echo "  h2:"
+echo "$qp2" | indent
 
 wait_bg 1 bw_cli 120 >"$RUN_DIR/bw_client.out" 2>&1 || { echo "ib_write_bw client failed:"; tail -n 5 "$RUN_DIR/bw_client.out"; }
 wait_bg 2 bw_srv 120 >"$RUN_DIR/bw_server.out" 2>&1
@@ -136,8 +144,11 @@ for n in 1 2; do
 	echo "  h$n:"
 	on_host $n "'$RP' flow show" | indent
 done
-bw=$(grep -E '^ *[0-9]+ +[0-9]+' "$RUN_DIR/bw_client.out" | tail -n1)
-[ -n "$bw" ] && note "ib_write_bw (bytes, iterations, BW peak/average MB/s, msg rate): $bw"
+on_host 1 "'$RP' -j flow show" | python3 -c '
+import json, sys
+f = [x for x in json.load(sys.stdin) if x["remote"] == "192.0.2.2"]
+print("  => h1 sent %d packets to h2 on %d flows (ports %s)" % (sum(x["tx_packets"] for x in f),
+      len(f), ",".join(str(p) for p in sorted(x["sport"] for x in f))))' 2>/dev/null
 
 say "Done. Daemon logs: $RUN_DIR/h1-rocepathd.log, h2-rocepathd.log (kept with ROCEPATH_VM_KEEP=1)"
 exit 0

@@ -26,11 +26,15 @@ defer on_host 1 "tc qdisc del dev $NETDEV root"
 
 dcqcn_set 2 "$IBDEV" '{"np-enable": 1, "np-min-time-between-cnps": 0}' ||
 	ksft_skip_all "dcqcn set on h2 failed"
-# ceiling 10 Mb/s, no rate set on the first CNP, floor 0.2 Mb/s (module
-# parameter), timer-only recovery every 100 ms after 5 fast-recovery steps
+# Emulated time scale: packets are milliseconds apart, so alpha decays
+# every 131 ms (not every 1 us), each CNP halves the rate and clamps the
+# target to it; ceiling 10 Mb/s, floor 0.2 Mb/s (module parameter);
+# timer-only recovery every 131 ms, additive after 31 fast-recovery steps
+# (about 4 s at the floor after the last CNP, so the rate can be read).
 rp='{"rp-max-rate": 10, "rp-min-rate": 0, "rp-rate-to-set-on-first-cnp": 0,
-     "rp-time-reset": 100000, "rp-byte-reset": 0, "rp-threshold": 5,
-     "rp-ai-rate": 5, "rp-hai-rate": 5}'
+     "rp-time-reset": 131071, "rp-byte-reset": 0, "rp-threshold": 31,
+     "rp-ai-rate": 5, "rp-hai-rate": 5, "rp-dce-tcp-rtt": 131071,
+     "rp-clamp-tgt-rate": 1}'
 dcqcn_set 1 "$IBDEV" "$rp" || ksft_skip_all "dcqcn set on h1 failed"
 
 # write_bw: prints the average bandwidth in Mbit/s
@@ -72,10 +76,12 @@ kill -INT "$tdpid"
 wait "$tdpid" 2>/dev/null
 log "rp_enable 1: $bw_on Mbit/s; flow $f"
 
-rate=$(jq '."rate-kbps"' <<<"$f")
+rate=$(jq '."rate-kbps" // 0' <<<"$f")
 slowed() {
-	# the throughput is at most what the reported rate allows (1.5x slack
-	# for the rate's path down from the ceiling), and well below rp off
+	# paced (below the ceiling), the throughput at most what the reported
+	# rate allows (1.5x slack for the way down from the ceiling), and well
+	# below the throughput with rp_enable 0
+	[ "$(jq '."rp-paced"' <<<"$f")" = 1 ] || { echo "flow not paced"; return 1; }
 	awk -v on="$bw_on" -v off="$bw_off" -v r="$rate" \
 		'BEGIN { exit !(r > 0 && on <= 1.5 * r / 1000 && on < 0.5 * off) }'
 }
@@ -98,7 +104,7 @@ recovered() {
 	log "rate now $r kb/s"
 	[ "$r" -ge 10000 ]
 }
-ksft_test "rate recovers to rp_max_rate once marking stops" retry 20 1 recovered
+ksft_test "rate recovers to rp_max_rate once marking stops" retry 30 1 recovered
 
 bw_after=$(write_bw) || ksft_fail "ib_write_bw after marking"
 log "after marking: $bw_after Mbit/s"

@@ -73,6 +73,19 @@ sport_ok() {
 }
 ksft_test "flow sport is the QP's wire source port" sport_ok
 
+cli_ok() {
+	local cli=$ROCEPATH_TOP/daemon/rocepath out want
+	[ -x "$cli" ] || { echo "daemon/rocepath not built"; return 4; }
+	out=$($cli -j flow show dev "$IBDEV" 2>&1) || { echo "$out"; return 1; }
+	echo "$out"
+	want=$(flows_json 1 | jq '[.[] | ."tx-packets"] | add')
+	echo "$out" | jq -e --argjson w "$want" '
+		(.[0] | has("dev") and has("local") and has("remote") and has("sport") and
+		 has("dqpn") and has("tx_packets") and has("rx_ce") and has("cnp_rx")) and
+		([.[] | .tx_packets] | add) == $w' >/dev/null
+}
+ksft_test "rocepath -j flow show prints the same flows" cli_ok
+
 reset() {
 	on_host 1 "python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do flow-reset" || return 1
 	[ "$(flows_json 1 | jq length)" = 0 ]

@@ -74,6 +74,20 @@ release
 [ "$(qps | wc -l)" = 0 ] && ksft_pass "destroyed QPs leave qp-get" ||
 	ksft_fail "destroyed QPs leave qp-get ($(qps))"
 
+# Monitor: qp-add-ntf and qp-del-ntf for kept QPs.
+python3 selftests/pin_ynl.py monitor 25 >"$RUN_DIR/monitor.out" 2>&1 &
+mon=$!
+retry 120 0.5 grep -q READY "$RUN_DIR/monitor.out"
+keep 2
+release
+wait $mon
+adds=$(grep -c "^NTF qp-add-ntf" "$RUN_DIR/monitor.out")
+dels=$(grep -c "^NTF qp-del-ntf" "$RUN_DIR/monitor.out")
+[ "$adds" = 2 ] && [ "$dels" = 2 ] &&
+	ksft_pass "monitor: qp-add-ntf and qp-del-ntf for each QP" ||
+	{ sed 's/^/# /' "$RUN_DIR/monitor.out" | tail -5
+	  ksft_fail "monitor: qp-add-ntf and qp-del-ntf for each QP ($adds adds, $dels dels)"; }
+
 # 2. Ties go to the lowest port: one QP lands on 50000.
 keep 1
 got=$(qps | awk '{ print $3 }')

@@ -23,13 +23,22 @@ defer rp_unload 2
 
 PCAP=$ROCEPATH_TOP/selftests/pin_pcap.py
 
-# pin N REMOTE PORTS [EXTRA_JSON]: add a rule on guest N.
+RP=$ROCEPATH_TOP/daemon/rocepath
+
+# pin N REMOTE PORTS: add a path set on guest N, with the project's CLI when
+# it is built (falling back to YNL, so this stays a test of the kernel).
 pin() {
-	local ports=$3 extra=${4:-}
-	on_host "$1" "$YNL --no-schema --do pin-add --json '{\"pin\": {\"remote\": \"$(ip_hex "$2")\", \"sport\": [$ports]$extra}}'" >/dev/null
+	local ports=${3// /}
+	if [ -x "$RP" ] && on_host "$1" "$RP pin add remote $2 sport $ports" >/dev/null; then
+		return 0
+	fi
+	on_host "$1" "$YNL --no-schema --do pin-add --json '{\"pin\": {\"remote\": \"$(ip_hex "$2")\", \"sport\": [$ports]}}'" >/dev/null
 }
 
 flush() {
+	if [ -x "$RP" ] && on_host "$1" "$RP pin flush" >/dev/null; then
+		return 0
+	fi
 	on_host "$1" "$YNL --no-schema --do pin-flush" >/dev/null
 }
 
@@ -38,10 +47,11 @@ wire() {
 	python3 "$PCAP" "$RUN_DIR/$1.pcap" "$2"
 }
 
-# only_port NAME SRC PORT: SRC sent packets, all on PORT.
+# only_port NAME SRC PORT: SRC sent packets, all on PORT. Packets to QP 1
+# (the GSI QP: rdma_cm's connection MADs, UD, never pinned) do not count.
 only_port() {
 	local lines
-	lines=$(wire "$1" "$2")
+	lines=$(wire "$1" "$2" | awk '$2 != 1')
 	echo "$lines" | sed 's/^/  wire: /'
 	[ -n "$lines" ] || { echo "no RoCEv2 packets from $2"; return 1; }
 	! echo "$lines" | awk -v p="$3" '$1 != p { bad = 1 } END { exit !bad }'
@@ -107,47 +117,53 @@ fi
 flush 1
 flush 2
 pin 1 "$PEER_IP4" "50100, 50101, 50102, 50103"
-qp_snapshots() {
-	local i
-	for i in $(seq 1 40); do
-		$YNL --no-schema --dump qp-get >"$RUN_DIR/qps.$i" 2>&1
-		sleep 1
-	done
-}
-qp_snapshots &
-snap=$!
-capture_both bw8 rdma_write_bw -q 8 -n 100
+python3 selftests/pin_ynl.py monitor 600 >"$RUN_DIR/mon8.out" 2>&1 &
+mon=$!
+retry 120 0.5 grep -q READY "$RUN_DIR/mon8.out"
+capture_both bw8 rdma_write_bw -q 8 -n 200
 rc=$?
-kill $snap 2>/dev/null
-wait $snap 2>/dev/null
-spread_qps() {
-	# The largest snapshot of h1's pinned QPs to the peer, as "sport count".
-	python3 - "$RUN_DIR" <<-'PYEOF'
-	import ast, glob, sys, collections
-	best = collections.Counter()
-	for f in glob.glob(sys.argv[1] + "/qps.*"):
-	    try:
-	        msgs = ast.literal_eval(open(f).read())
-	    except Exception:
+sleep 2
+kill $mon 2>/dev/null
+wait $mon 2>/dev/null
+# spread: "sport count" of h1's pinned QPs to the peer, from qp-add-ntf
+# (the qp nest qp-get dumps); assigned: "rqpn sport" of the same QPs.
+ntf_qps() {
+	python3 - "$RUN_DIR/mon8.out" "$PEER_IP4" "$1" <<-'PYEOF'
+	import ast, collections, ipaddress, sys
+	peer = ipaddress.ip_address(sys.argv[2]).packed
+	qps = {}
+	for line in open(sys.argv[1]):
+	    if not line.startswith("NTF qp-add-ntf "):
 	        continue
-	    c = collections.Counter(m["qp"]["sport"] for m in msgs
-	                            if m["qp"].get("pinned") and m["qp"]["remote"] == bytes([192, 0, 2, 2]))
-	    if sum(c.values()) > sum(best.values()):
-	        best = c
-	for p, n in sorted(best.items()):
-	    print(p, n)
+	    q = ast.literal_eval(line[len("NTF qp-add-ntf "):])["qp"]
+	    if q["pinned"] and q["remote"] == peer:
+	        qps[q["lqpn"]] = q
+	if sys.argv[3] == "spread":
+	    c = collections.Counter(q["sport"] for q in qps.values())
+	    for p, n in sorted(c.items()):
+	        print(p, n)
+	else:
+	    for q in qps.values():
+	        print(q["rqpn"], q["sport"])
 	PYEOF
 }
+# every QP on the wire uses the port the module assigned to it
+wire_matches() {
+	local assigned lines
+	assigned=$(ntf_qps assigned)
+	lines=$(wire bw8-at2 "$HOST_IP4" | awk '$2 != 1')
+	echo "$lines" | sed 's/^/  wire: /'
+	[ -n "$lines" ] || return 1
+	echo "$lines" | while read -r sport dqpn n; do
+		echo "$assigned" | grep -qx "$dqpn $sport" || { echo "QP to $dqpn on $sport: not its port"; exit 1; }
+	done
+}
 if [ $rc = 0 ]; then
-	got=$(spread_qps | tr '\n' ' ')
+	got=$(ntf_qps spread | tr '\n' ' ')
 	[ "$got" = "50100 2 50101 2 50102 2 50103 2 " ] &&
-		ksft_pass "path set of 4, ib_write_bw -q 8: qp-get shows 2 QPs per port" ||
-		ksft_fail "path set of 4, ib_write_bw -q 8: qp-get shows 2 QPs per port (got '$got')"
-	got=$(wire bw8-at2 "$HOST_IP4" | awk '{ q[$1] = q[$1] + 1 } END { for (p in q) print p, q[p] }' |
-	      sort -n | tr '\n' ' ')
-	[ "$got" = "50100 2 50101 2 50102 2 50103 2 " ] &&
-		ksft_pass "path set of 4, ib_write_bw -q 8: 2 QPs per port on the wire" ||
-		ksft_fail "path set of 4, ib_write_bw -q 8: 2 QPs per port on the wire (got '$got')"
+		ksft_pass "path set of 4, ib_write_bw -q 8: 2 QPs per port (qp nests of qp-add-ntf)" ||
+		ksft_fail "path set of 4, ib_write_bw -q 8: 2 QPs per port (got '$got')"
+	ksft_test "path set of 4, ib_write_bw -q 8: each QP on the wire uses its assigned port" wire_matches
 else
 	ksft_fail "ib_write_bw -q 8 ran"
 fi
@@ -181,20 +197,22 @@ fi
 flush 2
 pin 1 "$PEER_IP4" 50200
 replacer() {
-	local i p
-	for i in $(seq 1 20); do
-		p=$((50201 + i % 2))
-		$YNL --no-schema --do pin-replace --json \
-			"{\"replace-flags\": 3, \"pin\": [{\"remote\": \"$(ip_hex "$PEER_IP4")\", \"sport\": [$p]}]}" \
-			>/dev/null 2>&1 || echo "replace $i failed"
-	done
+	python3 selftests/pin_ynl.py replace-loop "$PEER_IP4" 20 | grep -v '^PASS\|^# counts'
 }
 cap_start 2 repl-at2 "udp dst port 4791"
 on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") -s 4096 -n 300 -F"
 ( retry 30 1 ib_write_bw -d "$IBDEV" -x "$(gid_index "$IBDEV" "$HOST_IP4")" -s 4096 -n 300 -F "$PEER_IP4" \
 	>"$RUN_DIR/repl.out" 2>&1 ) &
 client=$!
-sleep 8
+# Replace only once the QP is up on the first rule's port.
+qp_on() {
+	if [ -x "$RP" ]; then
+		"$RP" -j qp show 2>/dev/null | grep -q "\"sport\": *$1\b"
+	else
+		$YNL --no-schema --dump qp-get 2>/dev/null | grep -q "'sport': $1\b"
+	fi
+}
+retry 120 0.5 qp_on 50200 || log "QP on 50200 not seen in qp show"
 rout=$(replacer)
 wait $client
 crc=$?

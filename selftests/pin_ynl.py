@@ -203,6 +203,70 @@ def limits_mode(peer4, peer6):
            'stats-get reads back max_rules and max_sports', st)
 
 
+def drain(m, secs):
+    """Collect notifications for secs seconds."""
+    out = []
+    end = time.time() + secs
+    while time.time() < end:
+        m.check_ntf()
+        while m.async_msg_queue:
+            out.append(m.async_msg_queue.pop(0))
+        time.sleep(0.1)
+    return out
+
+
+def monitor_mode(secs):
+    """Print READY once subscribed, then one line per notification as it comes."""
+    m = fam()
+    m.ntf_subscribe('monitor')
+    print('READY', flush=True)
+    end = time.time() + secs
+    while time.time() < end:
+        m.check_ntf()
+        while m.async_msg_queue:
+            msg = m.async_msg_queue.pop(0)
+            print('NTF', msg['name'], msg.get('msg', ''), flush=True)
+        time.sleep(0.1)
+
+
+def devices_mode():
+    """An rxe device on a veth appears and goes with dev-add/del-ntf."""
+    import subprocess
+    sh = lambda c: subprocess.run(c, shell=True, capture_output=True, text=True)
+    m = fam()
+    m.ntf_subscribe('monitor')
+    y = fam()
+    r = sh('ip link add rpv0 type veth peer name rpv1 && ip link set rpv0 up && '
+           'ip link set rpv1 up && rdma link add rpxe0 type rxe netdev rpv0')
+    if r.returncode:
+        result(False, 'create rxe device rpxe0 on a veth', r.stderr)
+        sh('ip link del rpv0')
+        return
+    time.sleep(1)
+    devs = [d['dev']['ibdev'] for d in y.dump('dev-get', {})]
+    got = drain(m, 2)
+    result('rpxe0' in devs, 'dev-get lists a new rxe device', devs)
+    result(any(x['name'] == 'dev-add-ntf' and x['msg']['dev']['ibdev'] == 'rpxe0'
+               for x in got), 'dev-add-ntf announces it', got)
+    sh('rdma link delete rpxe0')
+    time.sleep(1)
+    devs = [d['dev']['ibdev'] for d in y.dump('dev-get', {})]
+    got = drain(m, 2)
+    sh('ip link del rpv0')
+    result('rpxe0' not in devs, 'dev-get forgets a removed device', devs)
+    result(any(x['name'] == 'dev-del-ntf' and x['msg']['dev']['ibdev'] == 'rpxe0'
+               for x in got), 'dev-del-ntf announces the removal', got)
+
+
+def replace_loop(peer4, count):
+    """pin-replace count times, alternating 50202 / 50201 (ends on 50201)."""
+    y = fam()
+    for i in range(1, count + 1):
+        y.do('pin-replace', {'replace-flags': 3,
+                             'pin': [{'remote': a(peer4), 'sport': [50201 + i % 2]}]})
+    result(True, f'{count} replaces')
+
+
 if __name__ == '__main__':
     mode = sys.argv[1]
     try:
@@ -210,6 +274,12 @@ if __name__ == '__main__':
             main_mode(sys.argv[2], sys.argv[3], sys.argv[4])
         elif mode == 'unpriv':
             unpriv_mode(sys.argv[2])
+        elif mode == 'monitor':
+            monitor_mode(float(sys.argv[2]))
+        elif mode == 'devices':
+            devices_mode()
+        elif mode == 'replace-loop':
+            replace_loop(sys.argv[2], int(sys.argv[3]))
         elif mode == 'limits':
             limits_mode(sys.argv[2], sys.argv[3])
     except Exception as e:  # a crash is a failure, not a hang

@@ -54,6 +54,13 @@ ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000]
 # 2. The rest through the YNL library (one process: fast under TCG).
 run_py python3 selftests/pin_ynl.py main "$PEER_IP4" "$PEER_IP6" "$IBDEV"
 
+# RDMA devices coming and going (an rxe on a local veth pair).
+if command -v rdma >/dev/null; then
+	run_py python3 selftests/pin_ynl.py devices
+else
+	ksft_skip "dev-add-ntf / dev-del-ntf: iproute2 rdma missing"
+fi
+
 # 3. Unprivileged: every change is EPERM, reads work.
 ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000]}}" >/dev/null
 run_py setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \

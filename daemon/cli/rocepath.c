@@ -199,6 +199,8 @@ int main(int argc, char **argv)
 			 argv[0]);
 		return 1;
 	}
+	if (cli.debug)
+		rp_nl_set_default_debug(stderr);
 	cli.out = rp_out_new(stdout, cli.json, cli.pretty);
 	if (!cli.out) {
 		rp_error("out of memory");

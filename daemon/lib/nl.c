@@ -77,6 +77,13 @@ void rp_nl_set_debug(struct rp_nl *nl, FILE *fp)
 	nl->debug = fp;
 }
 
+static FILE *default_debug;
+
+void rp_nl_set_default_debug(FILE *fp)
+{
+	default_debug = fp;
+}
+
 static void debug_msg(struct rp_nl *nl, const char *dir, const void *buf,
 		      size_t len)
 {
@@ -398,6 +405,7 @@ static int sock_open(struct rp_nl **nlp)
 	}
 	nl->portid = mnl_socket_get_portid(nl->sock);
 	nl->seq = time(NULL);
+	nl->debug = default_debug;
 	/* Best effort: older kernels lack these, replies still work. */
 	mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(nl->sock, NETLINK_CAP_ACK, &one, sizeof(one));

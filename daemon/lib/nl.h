@@ -56,6 +56,8 @@ uint16_t rp_nl_family_id(const struct rp_nl *nl);
 int rp_nl_fd(const struct rp_nl *nl);
 /* Dump every message sent and received to fp (NULL: off), as --debug. */
 void rp_nl_set_debug(struct rp_nl *nl, FILE *fp);
+/* The same for every socket opened from now on (family lookup included). */
+void rp_nl_set_default_debug(FILE *fp);
 /* Kernel extack message (or library reason) of the last failure, or NULL. */
 const char *rp_nl_errmsg(const struct rp_nl *nl);
 /* Extack NLMSGERR_ATTR_OFFS of the last failure (byte offset), or 0. */

@@ -164,15 +164,18 @@ static void kernel_work(struct daemon *d, int64_t now)
 		return;	/* the nlctrl watch wakes us up when it appears */
 	if (d->need_dcqcn) {
 		ret = rp_rec_dcqcn(&d->r);
-		if (ret == -ENOENT || ret == -ENODEV) {
-			module_close(d);
-			return;
-		}
 		update_linkmon(d);
-		d->need_dcqcn = ret < 0;
-		if (ret < 0) {
+		d->need_dcqcn = false;
+		/*
+		 * A value the module rejects is a config problem: retrying will
+		 * not help (SIGHUP after fixing it does). Anything else (a device
+		 * going away under us, ENOMEM, a dump race) is retried. Pins are
+		 * synced either way.
+		 */
+		if (ret < 0 && ret != -EINVAL && ret != -ERANGE &&
+		    ret != -EOPNOTSUPP && ret != -EPERM) {
+			d->need_dcqcn = true;
 			schedule_retry(d, now);
-			return;
 		}
 	}
 	if (d->need_sync) {

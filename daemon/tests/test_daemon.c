@@ -14,6 +14,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -249,6 +251,119 @@ TEST(pins_from_json)
 	EXPECT_EQ(-EINVAL, rpd_pins_from_json(arr, &s, err, sizeof(err)));
 	json_object_put(arr);
 	rpd_pinset_free(&s);
+}
+
+/* The daemon binary next to the tests: daemon/rocepathd/rocepathd. */
+static int daemon_path(char *buf, size_t len)
+{
+	char self[512];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n < 0)
+		return -1;
+	self[n] = '\0';
+	slash = strrchr(self, '/');	/* .../daemon/tests/bin/test_daemon */
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	snprintf(buf, len, "%s/../../rocepathd/rocepathd", self);
+	return access(buf, X_OK);
+}
+
+/*
+ * End to end in dry-run mode: READY=1 over $NOTIFY_SOCKET after the first
+ * (dry) push, STOPPING=1 and exit 0 on SIGTERM; a bad config exits 1.
+ */
+TEST(daemon_dry_run_lifecycle)
+{
+	char bin[600], dir[] = "/tmp/rocepathd-e2e-XXXXXX", path[700], sock[700];
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char buf[512], all[4096] = "";
+	int fd, status, got_ready = 0;
+	struct pollfd p;
+	pid_t pid;
+
+	if (daemon_path(bin, sizeof(bin)))
+		SKIP(return, "daemon binary not built (%s)", bin);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/topology.json", dir);
+	put(path, "{\"switches\": ["
+		  "{\"name\": \"leaf0\", \"tier\": \"leaf\", \"hash\": {\"algorithm\": \"crc16-ccitt\", \"seed\": 0, \"fields\": [\"src_port\"]}},"
+		  "{\"name\": \"leaf1\", \"tier\": \"leaf\", \"hash\": {\"algorithm\": \"crc16-ccitt\", \"seed\": 0, \"fields\": [\"src_port\"]}},"
+		  "{\"name\": \"spine0\", \"tier\": \"spine\", \"hash\": {\"algorithm\": \"crc32\", \"seed\": 0, \"fields\": [\"src_port\"]}}],"
+		  " \"links\": [{\"a\": \"leaf0\", \"a_port\": 1, \"b\": \"spine0\", \"b_port\": 1, \"up\": true},"
+		  "            {\"a\": \"leaf1\", \"a_port\": 1, \"b\": \"spine0\", \"b_port\": 2, \"up\": true}],"
+		  " \"hosts\": ["
+		  "{\"name\": \"a\", \"nics\": [{\"rail\": 0, \"netdev\": \"eth0\", \"ip\": \"192.0.2.1\", \"leaf\": \"leaf0\"}]},"
+		  "{\"name\": \"b\", \"nics\": [{\"rail\": 0, \"netdev\": \"eth0\", \"ip\": \"192.0.2.2\", \"leaf\": \"leaf1\"}]}]}");
+	snprintf(path, sizeof(path), "%s/placement.json", dir);
+	put(path, "{\"jobs\": [{\"id\": \"j\", \"pattern\": \"ring\", \"qps_per_connection\": 2,"
+		  " \"rails\": [0], \"hosts\": [\"a\", \"b\"]}]}");
+	snprintf(path, sizeof(path), "%s/rocepathd.conf", dir);
+	put(path, "{\"topology\": \"topology.json\", \"placement\": \"placement.json\","
+		  " \"host\": \"a\", \"log_level\": \"error\"}");
+
+	snprintf(sock, sizeof(sock), "%s/notify", dir);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_LT(strlen(sock), sizeof(sun.sun_path));
+	strcpy(sun.sun_path, sock);
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sun, sizeof(sun)));
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		setenv("NOTIFY_SOCKET", sock, 1);
+		execl(bin, bin, "-n", "-c", path, (char *)NULL);
+		_exit(127);
+	}
+	p.fd = fd;
+	p.events = POLLIN;
+	while (!got_ready && poll(&p, 1, 20000) == 1) {
+		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+
+		if (n <= 0)
+			break;
+		buf[n] = '\0';
+		strncat(all, buf, sizeof(all) - strlen(all) - 2);
+		strcat(all, "|");
+		got_ready = !!strstr(buf, "READY=1");
+	}
+	EXPECT_TRUE(got_ready) TH_LOG("notifications: %s", all);
+	kill(pid, SIGTERM);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	got_ready = 0;	/* now: got STOPPING=1 */
+	while (!got_ready && poll(&p, 1, 1000) == 1) {
+		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+
+		if (n <= 0)
+			break;
+		buf[n] = '\0';
+		got_ready = !!strstr(buf, "STOPPING=1");
+	}
+	EXPECT_TRUE(got_ready);
+	close(fd);
+
+	/* A bad config: exit 1 right away. */
+	put(path, "{\"topology\": \"topology.json\", \"placement\": \"placement.json\", \"hots\": \"a\"}");
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 2);
+		execl(bin, bin, "-n", "-c", path, (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(1, WEXITSTATUS(status));
+
+	snprintf(buf, sizeof(buf), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(buf));
 }
 
 TEST_HARNESS_MAIN

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -768,23 +769,28 @@ TEST(two_host_collision_fixed)
 /* The example files in examples/two-host plan the same as the test copy. */
 TEST(example_files)
 {
-	static const char *const dirs[] = {
-		"../examples/two-host", "examples/two-host",
-		"../../examples/two-host",
-	};
+	/* the tree from this binary (daemon/tests/bin/test_plan), or cwd */
+	char exe[1024], dirs[4][1100], t[4500], p[4500];
 	struct rp_plan *plan = NULL;
 	struct rp_err e;
-	char t[256], p[256];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	size_t i;
 
-	for (i = 0; i < 3; i++) {
+	exe[n > 0 ? n : 0] = 0;
+	for (i = 0; i < 4 && strrchr(exe, '/'); i++)
+		*strrchr(exe, '/') = 0;	/* strip test_plan, bin, tests, daemon */
+	snprintf(dirs[0], sizeof(dirs[0]), "%s/examples/two-host", exe);
+	snprintf(dirs[1], sizeof(dirs[1]), "../examples/two-host");
+	snprintf(dirs[2], sizeof(dirs[2]), "examples/two-host");
+	snprintf(dirs[3], sizeof(dirs[3]), "../../examples/two-host");
+	for (i = 0; i < 4; i++) {
 		snprintf(t, sizeof(t), "%s/topology.json", dirs[i]);
 		snprintf(p, sizeof(p), "%s/placement.json", dirs[i]);
 		if (!access(t, R_OK))
 			break;
 	}
-	if (i == 3)
-		SKIP(return, "examples/two-host not found from the cwd");
+	if (i == 4)
+		SKIP(return, "examples/two-host not found");
 	ASSERT_EQ(0, rp_plan_from_files(t, p, &plan, &e));
 	ASSERT_EQ(1, rp_plan_summary(plan)->max_link_flows);
 	ASSERT_EQ(4, rp_plan_summary(plan)->ecmp_max_link_flows);

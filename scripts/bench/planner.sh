@@ -39,9 +39,9 @@ kv() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" $2"; }
 
 echo "Planner, $((HOSTS * 8)) GPUs ($HOSTS hosts x 8 rails), ring, 4 QPs/connection"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 1 }'; }
-fmt='%-32s %7s %7s %7s %7s %4s %4s %8s %8s %9s %9s %10s\n'
+fmt='%-32s %7s %7s %7s %7s %4s %9s %8s %8s %9s %9s %10s\n'
 # shellcheck disable=SC2059
-printf "$fmt" scenario flows parse_s plan_s rss_MiB lb plan ecmp/lb slice/lb \
+printf "$fmt" scenario flows parse_s plan_s rss_MiB lb plan/lb ecmp/lb slice/lb \
 	t_plan_ms t_ecmp_ms t_slice_ms
 for s in "${scenarios[@]}"; do
 	name=${s%%|*}
@@ -55,7 +55,8 @@ for s in "${scenarios[@]}"; do
 	# shellcheck disable=SC2059
 	printf "$fmt" "$name" \
 		"$(kv flows "$out")" "$(kv parse_s "$out")" "$(kv plan_s "$out")" \
-		"$(kv maxrss_mib "$out")" "$lb" "$(kv max "$out")" \
+		"$(kv maxrss_mib "$out")" "$lb" \
+		"$(kv max "$out") $(ratio "$(kv max "$out")" "$lb")" \
 		"$(kv ecmp "$out") $(ratio "$(kv ecmp "$out")" "$lb")" \
 		"$(kv slice "$out") $(ratio "$(kv slice "$out")" "$lb")" \
 		"$(kv t_plan_ms "$out")" "$(kv t_ecmp_ms "$out")" "$(kv t_slice_ms "$out")"

@@ -113,11 +113,28 @@ fi
 
 # Acceleration: TCG unless a probe proved KVM boots (nested KVM hangs on
 # some hosts right after decompression, so it is never assumed).
+# The probe runs once per machine (20 s at most) and is cached in
+# .cache/vm/kvm-probe; delete that file to probe again.
+kvm_probe() {
+	local log
+	log=$(mktemp)
+	timeout -k 2 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -nodefaults \
+		-display none -no-reboot -monitor none -kernel "$kimage" -initrd "$initrd" \
+		-append "console=ttyS0 quiet panic=-1" -serial "file:$log" </dev/null >/dev/null 2>&1
+	# Stage 1 without rpvm.top= says so and powers off: the kernel booted.
+	if grep -q 'rpvm-init: error: no rpvm.top' "$log"; then
+		echo ok >"$CACHE/vm/kvm-probe"
+	else
+		echo fail >"$CACHE/vm/kvm-probe"
+	fi
+	rm -f "$log"
+}
 accel=${ROCEPATH_VM_ACCEL:-auto}
 if [ "$accel" = auto ]; then
 	accel=tcg
-	if [ -w /dev/kvm ] && [ "$(cat "$CACHE/vm/kvm-probe" 2>/dev/null)" = ok ]; then
-		accel=kvm
+	if [ -w /dev/kvm ]; then
+		[ -s "$CACHE/vm/kvm-probe" ] || kvm_probe
+		[ "$(cat "$CACHE/vm/kvm-probe" 2>/dev/null)" = ok ] && accel=kvm
 	fi
 fi
 case $accel in
@@ -168,12 +185,13 @@ EOF
 read -r -a ports <<<"$(free_ports $((2 * nhosts + 2)))"
 [ "${#ports[@]}" = $((2 * nhosts + 2)) ] || die "cannot find free UDP ports on 127.0.0.1"
 # ports[0..n-1]: test link of guest i, [n..2n-1]: control link, [2n], [2n+1]: hubs.
+# Two guests talk directly; more go through hub.py.
 netdev_args() { # LINK(0 test, 1 control) GUEST(1-based)
 	local link=$1 i=$2 base=$(($1 * nhosts)) peer
 	local me=${ports[$((base + i - 1))]}
-	if [ "$nhosts" -le 2 ]; then
+	if [ "$nhosts" = 2 ]; then
 		peer=${ports[$((base + (i == 1 ? 1 : 0)))]}
-	else
+	else	# the hub (nobody listens there for a single guest)
 		peer=${ports[$((2 * nhosts + link))]}
 	fi
 	echo "socket,id=n$link,udp=127.0.0.1:$peer,localaddr=127.0.0.1:$me"
