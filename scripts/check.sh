@@ -252,7 +252,7 @@ unit_one() { # BIN
 	if command -v valgrind >/dev/null; then
 		valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
 			--errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99 \
-			--trace-children=no "$1"
+			--suppressions="$TOP/scripts/valgrind.supp" --trace-children=no "$1"
 	else
 		echo "# valgrind not installed (run scripts/deps.sh): running without leak check"
 		"$1"

@@ -13,9 +13,16 @@ kdir=/lib/modules/$rel/build
 [ -d "$kdir" ] || { echo "kbuild: no headers for $rel: apt-get install linux-headers-$rel" >&2; exit 1; }
 out=$TOP/build/$rel
 mkdir -p "$out"
-# rsync-free mirror: only what Kbuild reads.
-rm -rf "$out/kmod" "$out/include"
-cp -r "$TOP/kmod" "$TOP/include" "$out/"
-cp "$TOP/Kbuild" "$out/"
+# rsync-free mirror: only what Kbuild reads. Objects stay and -p keeps
+# mtimes, so an unchanged tree is not rebuilt (make check's sparse pass then
+# also serves as the build); sources deleted at the top go here too.
+mkdir -p "$out/kmod"
+for f in "$out"/kmod/*.[ch]; do
+	[ -e "$f" ] && [ ! -e "$TOP/kmod/${f##*/}" ] && rm -f "$f"
+done
+cp -p "$TOP"/kmod/*.[ch] "$out/kmod/"
+rm -rf "$out/include"
+cp -rp "$TOP/include" "$out/"
+cp -p "$TOP/Kbuild" "$out/"
 make -s -C "$kdir" M="$out" modules "$@"
 echo "kbuild: $out/rocepath.ko"

@@ -199,20 +199,18 @@ pin 1 "$PEER_IP4" 50200
 replacer() {
 	python3 selftests/pin_ynl.py replace-loop "$PEER_IP4" 20 | grep -v '^PASS\|^# counts'
 }
+python3 selftests/pin_ynl.py monitor 600 >"$RUN_DIR/monr.out" 2>&1 &
+monr=$!
+defer kill $monr
+retry 120 0.5 grep -q READY "$RUN_DIR/monr.out"
 cap_start 2 repl-at2 "udp dst port 4791"
 on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") -s 4096 -n 300 -F"
 ( retry 30 1 ib_write_bw -d "$IBDEV" -x "$(gid_index "$IBDEV" "$HOST_IP4")" -s 4096 -n 300 -F "$PEER_IP4" \
 	>"$RUN_DIR/repl.out" 2>&1 ) &
 client=$!
-# Replace only once the QP is up on the first rule's port.
-qp_on() {
-	if [ -x "$RP" ]; then
-		"$RP" -j qp show 2>/dev/null | grep -q "\"sport\": *$1\b"
-	else
-		$YNL --no-schema --dump qp-get 2>/dev/null | grep -q "'sport': $1\b"
-	fi
-}
-retry 120 0.5 qp_on 50200 || log "QP on 50200 not seen in qp show"
+# Replace only once the QP is up on the first rule's port (qp-add-ntf).
+retry 240 0.5 grep -q "^NTF qp-add-ntf .*'sport': 50200\b" "$RUN_DIR/monr.out" ||
+	log "qp-add-ntf for a QP on 50200 not seen"
 rout=$(replacer)
 wait $client
 crc=$?

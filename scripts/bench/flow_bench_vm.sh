@@ -16,35 +16,22 @@ bw() {
 	local lgid rgid out
 	lgid=$(gid_index "$IBDEV" "$HOST_IP4")
 	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4")
-	on_host_bg 2 bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 200 -F"
-	out=$(retry 30 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 200 -F "$PEER_IP4" 2>&1)
+	on_host_bg 2 bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 1000 -F"
+	out=$(retry 30 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 1000 -F "$PEER_IP4" 2>&1)
 	wait_bg 2 bw 300 >/dev/null 2>&1
 	echo "$out" | awk '$1 == 4096 && NF >= 4 { printf "%.3f\n", $4 * 8 * 1.048576 }'
-}
-
-# seconds to send N UDP datagrams to PEER:4791 from one socket
-udp_time() {
-	python3 - "$PEER_IP4" "$1" <<-'PYEOF'
-	import socket, struct, sys, time
-	s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-	bth = struct.pack(">BBHII", 0x04, 0, 0xffff, 0x77, 0) + bytes(4)
-	dst = (sys.argv[1], 4791)
-	n = int(sys.argv[2])
-	t = time.perf_counter()
-	for _ in range(n):
-	    s.sendto(bth, dst)
-	print("%.6f" % (time.perf_counter() - t))
-	PYEOF
 }
 
 echo "# flow_bench on $(uname -r), $rounds rounds"
 printf '%-6s %-14s %-14s %-8s\n' round "off(Mbit/s)" "on(Mbit/s)" ratio
 soff=0 son=0
 for r in $(seq "$rounds"); do
-	off=$(bw)
-	load
-	on=$(bw)
-	unload
+	# alternate which configuration goes first
+	if [ $((r % 2)) = 1 ]; then
+		off=$(bw); load; on=$(bw); unload
+	else
+		load; on=$(bw); unload; off=$(bw)
+	fi
 	soff=$(echo "$soff + $off" | bc -l) son=$(echo "$son + $on" | bc -l)
 	printf '%-6s %-14s %-14s %-8.3f\n' "$r" "$off" "$on" "$(echo "$on / $off" | bc -l)"
 done
@@ -73,17 +60,35 @@ printf 'bytes/flow (measured, incl. noise): %d\n' $(((m1 - m0) * 1024 / (nf > 0 
 printf 'bytes/flow (by construction): %d slab (kmalloc-128) + %d per-CPU x %d CPUs = %d\n' \
 	128 64 "$(nproc)" $((128 + 64 * $(nproc)))
 
-# hook cost per packet
-pk=20000
+# hook cost per packet: function_graph durations of the hooks (depth 1,
+# so callees are included but not traced) during an RC ping-pong
+t=/sys/kernel/tracing
+[ -e $t/current_tracer ] || mount -t tracefs nodev $t 2>/dev/null
+load
+echo 1 >$t/max_graph_depth
+echo 'flow_out4 flow_in4' >$t/set_graph_function
+echo >$t/trace
+echo function_graph >$t/current_tracer
+flow_pingpong -n 200 >/dev/null 2>&1
+echo nop >$t/current_tracer
 echo
-printf '%-6s %-14s %-14s %-10s\n' round "off(us/pkt)" "on(us/pkt)" "hook(ns/pkt)"
-for r in $(seq "$rounds"); do
-	t0=$(udp_time $pk)
-	on_host 1 "insmod $FLOW_KO"
-	udp_time 10 >/dev/null
-	t1=$(udp_time $pk)
-	on_host 1 "rmmod rocepath"
-	printf '%-6s %-14.3f %-14.3f %-10.0f\n' "$r" "$(echo "$t0 * 1000000 / $pk" | bc -l)" \
-		"$(echo "$t1 * 1000000 / $pk" | bc -l)" "$(echo "($t1 - $t0) * 1000000000 / $pk" | bc -l)"
+echo "# hook cost (function_graph, includes tracer overhead)"
+printf '%-10s %-8s %-10s %-10s\n' hook calls "avg(us)" "median(us)"
+for h in flow_out4 flow_in4; do
+	grep -E "[0-9.]+ us +\| +$h\(\);" $t/trace | sed -E 's/.* ([0-9.]+) us +\|.*/\1/' |
+		sort -n | awk -v h=$h '{ v[NR] = $1; s += $1 } END {
+			if (NR) printf "%-10s %-8d %-10.2f %-10.2f\n", h, NR, s / NR, v[int((NR + 1) / 2)] }'
 done
+# the same with an empty function of similar shape for the tracer's own cost
+echo 'rocepath_flow_stats' >$t/set_graph_function
+echo >$t/trace
+echo function_graph >$t/current_tracer
+for i in 1 2 3 4 5; do
+	python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do stats-get >/dev/null 2>&1
+done
+echo nop >$t/current_tracer
+grep -E "[0-9.]+ us +\| +rocepath_flow_stats\(\);" $t/trace | sed -E 's/.* ([0-9.]+) us +\|.*/\1/' |
+	awk '{ s += $1 } END { if (NR) printf "%-10s %-8d %-10.2f (tracer baseline)\n", "stats()", NR, s / NR }'
+echo >$t/set_graph_function
+unload
 exit 0
