@@ -129,8 +129,9 @@ item() {
 # A whole TAP-producing test: per-line results, plus one failure when the
 # exit code says fail but no "not ok" line did (crash, panic, hang, leak).
 tap_test() { # PREFIX CMD...
-	local prefix=$1 before_fail=$nfail before_n=$n rc=1 line
+	local prefix=$1 before_fail=$nfail before_n=$n rc=1 line t0
 	shift
+	t0=$(date +%s)
 	# The loop runs in this shell, so the counters survive; the command's
 	# exit code arrives as a marker line after its output.
 	while IFS= read -r line; do
@@ -140,6 +141,7 @@ tap_test() { # PREFIX CMD...
 		fi
 		__tap_line "$prefix" "$line"
 	done < <("$@" 2>&1 </dev/null; printf '\n__RC__:%d\n' $?)
+	echo "# $prefix: exit $rc after $(($(date +%s) - t0)) s"
 	if [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$nfail" = "$before_fail" ]; then
 		tap fail "$prefix: exited with $rc (crash, panic, hang or leak; see above)"
 	elif [ "$n" = "$before_n" ]; then

@@ -82,24 +82,10 @@ echo "# hook cost (function_graph, includes tracer overhead)"
 printf '%-10s %-8s %-10s %-10s\n' hook calls "avg(us)" "median(us)"
 [ -s "$RUN_DIR/flow_bench.trace" ] && t2=$RUN_DIR/flow_bench.trace
 for h in flow_out4 flow_in4; do
-	grep -E "[0-9.]+ us +\| +$h\(\);" "${t2:-$t/trace}" | sed -E 's/.* ([0-9.]+) us +\|.*/\1/' |
+	grep -E "[0-9.]+ us +\| +$h( \[rocepath\])?\(\);" "${t2:-$t/trace}" | sed -E 's/.* ([0-9.]+) us +\|.*/\1/' |
 		sort -n | awk -v h=$h '{ v[NR] = $1; s += $1 } END {
 			if (NR) printf "%-10s %-8d %-10.2f %-10.2f\n", h, NR, s / NR, v[int((NR + 1) / 2)] }'
 done
-# the same with an empty function of similar shape for the tracer's own cost
-echo 'rocepath_flow_stats' >$t/set_graph_function
-echo >$t/trace
-echo function_graph >$t/current_tracer
-echo 1 >$t/tracing_on
-for i in 1 2 3 4 5; do
-	python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do stats-get >/dev/null 2>&1
-done
-echo 0 >$t/tracing_on
-cp $t/trace "$RUN_DIR/flow_bench.trace2" 2>/dev/null
-echo nop >$t/current_tracer
-echo 1 >$t/tracing_on
-grep -E "[0-9.]+ us +\| +rocepath_flow_stats\(\);" "$RUN_DIR/flow_bench.trace2" | sed -E 's/.* ([0-9.]+) us +\|.*/\1/' |
-	awk '{ s += $1 } END { if (NR) printf "%-10s %-8d %-10.2f (tracer baseline)\n", "stats()", NR, s / NR }'
 echo >$t/set_graph_function
 unload
 exit 0
