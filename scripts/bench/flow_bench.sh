@@ -5,12 +5,11 @@
 #  - ib_write_bw h1 -> h2 with rocepath.ko loaded (accounting on) versus not
 #    loaded, interleaved, in one run; ratio = loaded / not loaded;
 #  - memory per flow (slab + per-CPU), from 2000 flows;
-#  - cost of the hooks per packet: UDP to port 4791 sent on eth0 with and
-#    without the module, interleaved.
-# Usage: scripts/bench/flow_bench.sh [-k 6.1|6.12] [ROUNDS]
+#  - cost of the hooks per packet: function_graph durations of the
+#    netfilter hooks during an RC ping-pong.
+# Usage: scripts/bench/flow_bench.sh [-k 6.1|6.12]   (3 interleaved rounds)
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 k=6.12
 if [ "${1:-}" = -k ]; then k=$2; shift 2; fi
-export FLOW_BENCH_ROUNDS=${1:-3}
 exec "$TOP/scripts/vm/run.sh" -k "$k" -t 1500 "$TOP/scripts/bench/flow_bench_vm.sh"
