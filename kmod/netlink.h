@@ -5,7 +5,6 @@
 #ifndef _ROCEPATH_NETLINK_H
 #define _ROCEPATH_NETLINK_H
 
-#include <linux/version.h>
 #include <net/genetlink.h>
 
 #include "netlink-gen.h"
@@ -17,11 +16,12 @@ void rocepath_nl_exit(void);
 
 /*
  * Attributes of a dump request, parsed with the family policy. The dump
- * info changed shape in 6.2 (struct genl_info inside genl_dumpit_info).
+ * info changed shape in 6.2 (struct genl_info inside genl_dumpit_info);
+ * Kbuild detects which one the headers have.
  */
 static inline struct nlattr **rocepath_dump_attrs(struct netlink_callback *cb)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#ifdef ROCEPATH_HAVE_GENL_INFO_DUMP
 	return genl_info_dump(cb)->attrs;
 #else
 	return genl_dumpit_info(cb)->attrs;

@@ -110,7 +110,7 @@ static int run(const char *const *args, char *out, size_t olen, char *err,
 	if (!pid) {
 		const char *argv[32] = { bin };
 
-		for (int i = 0; args[i] && i < 30; i++)
+		for (int i = 0; i < 30 && args[i]; i++)
 			argv[i + 1] = args[i];
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
