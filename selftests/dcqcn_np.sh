@@ -48,7 +48,7 @@ on_host_bg 2 tcpdump "timeout 600 tcpdump -i $NETDEV -nn -U -w $pcap2 udp port 4
 retry 20 0.5 test -s "$pcap"
 retry 20 0.5 test -s "$pcap2"
 
-ksft_test "ibv_rc_pingpong -n 50 with CE marks" flow_pingpong -n 50
+ksft_test "ibv_rc_pingpong -n 50 with CE marks" rdma_pingpong -n 50
 sleep 1
 kill -INT "$tdpid"
 wait "$tdpid" 2>/dev/null

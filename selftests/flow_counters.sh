@@ -19,8 +19,8 @@ tdpid=$!
 defer "kill $tdpid"
 retry 20 0.5 test -s "$pcap"
 
-ksft_test "ibv_rc_pingpong IPv4" flow_pingpong
-ksft_test "ibv_rc_pingpong IPv6" flow_pingpong -6
+ksft_test "ibv_rc_pingpong IPv4" rdma_pingpong
+ksft_test "ibv_rc_pingpong IPv6" rdma_pingpong -6
 sleep 1
 kill -INT "$tdpid"
 wait "$tdpid" 2>/dev/null

@@ -62,23 +62,3 @@ flow_sum() {
 	flows_json "$1" | jq "[.[] | select($2) | .$3 // 0] | add // 0"
 }
 
-# flow_pingpong [-6] [ARGS...]: ibv_rc_pingpong -n 20 between h1 (client)
-# and h2 (server) on the IPv4 or IPv6 RoCEv2 GIDs; the out-of-band TCP
-# exchange always uses IPv4 (the server listens on IPv4 only).
-flow_pingpong() {
-	local me=$HOST_IP4 peer=$PEER_IP4 lgid rgid rc out
-	if [ "${1:-}" = -6 ]; then
-		me=$HOST_IP6 peer=$PEER_IP6
-		shift
-	fi
-	lgid=$(gid_index "$IBDEV" "$me") || { echo "no RoCEv2 GID for $me"; return 1; }
-	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $peer") ||
-		{ echo "no RoCEv2 GID for $peer on h2"; return 1; }
-	on_host_bg 2 pingpong "ibv_rc_pingpong -d $IBDEV -g $rgid -n 20 $*"
-	retry 30 1 ibv_rc_pingpong -d "$IBDEV" -g "$lgid" -n 20 "$@" "$PEER_IP4" 2>&1
-	rc=$?
-	[ "$rc" = 0 ] || kill_bg 2 pingpong
-	out=$(wait_bg 2 pingpong 60 2>&1) || rc=1
-	printf '%s\n' "$out" | sed 's/^/h2: /'
-	return "$rc"
-}
