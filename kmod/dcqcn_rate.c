@@ -147,7 +147,15 @@ void rocepath_rp_cnp(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd
 		rp->rc = min_t(u64, (u64)first * 1000, rp->rc);
 		rp->t_dec = now;
 	} else if (!rp->cnp_seen || now - rp->t_dec >= monitor) {
-		if (!rp->cnp_seen || rp->t_stage || rp->b_stage ||
+		/*
+		 * The target follows the current rate only if the rate grew
+		 * since the last cut; with rp_clamp_tgt_rate_ati (mlx5's
+		 * default) only growth by the timer counts, so byte-counter
+		 * growth alone cannot ratchet the target down.
+		 */
+		if (!rp->cnp_seen || rp->t_stage ||
+		    (rp->b_stage &&
+		     !rocepath_dcqcn_param(dd, RP_DCQCN_RP_CLAMP_TGT_RATE_ATI)) ||
 		    rocepath_dcqcn_param(dd, RP_DCQCN_RP_CLAMP_TGT_RATE))
 			rp->rt = rp->rc;
 		/* Rc (1 - alpha / 2^gd), alpha in 1/1024 */

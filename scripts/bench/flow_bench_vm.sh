@@ -5,26 +5,45 @@
 . "$ROCEPATH_TOP/selftests/lib.sh"
 . "$ROCEPATH_TOP/selftests/flow_lib.sh"
 
-rounds=${FLOW_BENCH_ROUNDS:-3}
+rounds=${1:-3}
+iters=${2:-1000}
+icount=${3:-none}
 [ -f "$FLOW_KO" ] || { echo "rocepath.ko not built for $(uname -r)"; exit 4; }
 
 load() { on_host 1 "insmod $FLOW_KO $*" && on_host 2 "insmod $FLOW_KO $*"; }
 unload() { on_host 1 "rmmod rocepath 2>/dev/null"; on_host 2 "rmmod rocepath 2>/dev/null"; true; }
 unload
 
+# busy: CPU time (USER_HZ ticks) this guest spent outside idle and iowait
+busy='awk "/^cpu / { print \$2 + \$3 + \$4 + \$7 + \$8 + \$9 }" /proc/stat'
+
+# bw: one ib_write_bw h1 -> h2; prints "Mbit/s ticks", ticks being the CPU
+# time both guests spent while it ran. Under ROCEPATH_VM_ICOUNT the guests'
+# clocks count instructions, so ticks measure the work done whatever the
+# host's load; rxe is CPU-bound here, so work per byte sets the throughput.
 bw() {
-	local lgid rgid out
+	local lgid rgid out b1 b2 e1 e2
 	lgid=$(gid_index "$IBDEV" "$HOST_IP4")
 	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4")
-	on_host_bg 2 bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 1000 -F"
-	out=$(retry 30 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 1000 -F "$PEER_IP4" 2>&1)
+	b2=$(on_host 2 "$busy")
+	b1=$(eval "$busy")
+	on_host_bg 2 bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n $iters -F"
+	out=$(retry 30 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n "$iters" -F "$PEER_IP4" 2>&1)
 	wait_bg 2 bw 300 >/dev/null 2>&1
-	echo "$out" | awk '$1 == 4096 && NF >= 4 { printf "%.3f\n", $4 * 8 * 1.048576 }'
+	e1=$(eval "$busy")
+	e2=$(on_host 2 "$busy")
+	echo "$out" | awk -v t=$((e1 - b1 + e2 - b2)) \
+		'$1 == 4096 && NF >= 4 { printf "%.3f %d\n", $4 * 8 * 1.048576, t }'
 }
 
-echo "# flow_bench on $(uname -r), $rounds rounds"
-printf '%-6s %-14s %-14s %-8s\n' round "off(Mbit/s)" "on(Mbit/s)" ratio
-soff=0 son=0
+# median of numbers on stdin, with min and max
+med() { sort -g | awk '{ v[NR] = $1 } END {
+	printf "%.3f (min %.3f, max %.3f)", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR] }'; }
+
+echo "# flow_bench on $(uname -r), $rounds rounds of $iters x 4 KiB writes, icount $icount"
+printf '%-6s %-12s %-12s %-8s %-10s %-10s %-8s\n' round "off(Mbit/s)" "on(Mbit/s)" ratio \
+	"off(ticks)" "on(ticks)" "work"
+soff=0 son=0 ratios='' works=''
 for r in $(seq "$rounds"); do
 	# alternate which configuration goes first
 	if [ $((r % 2)) = 1 ]; then
@@ -32,11 +51,21 @@ for r in $(seq "$rounds"); do
 	else
 		load; on=$(bw); unload; off=$(bw)
 	fi
-	soff=$(echo "$soff + $off" | bc -l) son=$(echo "$son + $on" | bc -l)
-	printf '%-6s %-14s %-14s %-8.3f\n' "$r" "$off" "$on" "$(echo "$on / $off" | bc -l)"
+	set -- $off $on
+	[ $# = 4 ] || { echo "round $r: ib_write_bw failed ('$off' / '$on')"; exit 1; }
+	soff=$(echo "$soff + $1" | bc -l) son=$(echo "$son + $3" | bc -l)
+	ratio=$(echo "$3 / $1" | bc -l)
+	# work ratio: off ticks / on ticks = throughput ratio a CPU-bound
+	# link would see
+	work=$(echo "$2 / $4" | bc -l)
+	ratios="$ratios $ratio" works="$works $work"
+	printf '%-6s %-12s %-12s %-8.3f %-10s %-10s %-8.3f\n' "$r" "$1" "$3" "$ratio" "$2" "$4" "$work"
 done
-printf '%-6s %-14.3f %-14.3f %-8.3f\n' all "$(echo "$soff / $rounds" | bc -l)" \
+printf '%-6s %-12.3f %-12.3f %-8.3f\n' all "$(echo "$soff / $rounds" | bc -l)" \
 	"$(echo "$son / $rounds" | bc -l)" "$(echo "$son / $soff" | bc -l)"
+# medians resist one round disturbed by the host
+echo "throughput ratio on/off, median of rounds: $(printf '%s\n' $ratios | med)"
+echo "work ratio off/on (CPU ticks), median:     $(printf '%s\n' $works | med)"
 
 # memory per flow: 2000 flows from 2000 source ports
 n=2000
@@ -60,14 +89,15 @@ printf 'bytes/flow (measured, incl. noise): %d\n' $(((m1 - m0) * 1024 / (nf > 0 
 printf 'bytes/flow (by construction): %d slab (kmalloc-128) + %d per-CPU x %d CPUs = %d\n' \
 	128 64 "$(nproc)" $((128 + 64 * $(nproc)))
 
-# hook cost per packet: function_graph durations of the hooks (depth 1,
-# so callees are included but not traced) during an RC ping-pong
+# hook cost per packet: function_graph durations of the hooks during an
+# RC ping-pong; set_ftrace_filter instruments the hooks alone, so their
+# callees run untraced (the figure still includes the tracer's entry and
+# exit of the hook itself)
 t=/sys/kernel/tracing
 [ -e $t/current_tracer ] || mount -t tracefs nodev $t 2>/dev/null
 load
-echo 1 >$t/max_graph_depth
-echo flow_out4 >$t/set_graph_function
-echo flow_in4 >>$t/set_graph_function
+echo flow_out4 >$t/set_ftrace_filter
+echo flow_in4 >>$t/set_ftrace_filter
 echo funcgraph-duration >$t/trace_options 2>/dev/null
 echo >$t/trace
 echo function_graph >$t/current_tracer
@@ -78,7 +108,7 @@ echo 0 >$t/tracing_on
 cp $t/trace "$RUN_DIR/flow_bench.trace" 2>/dev/null
 echo nop >$t/current_tracer 2>/dev/null
 echo
-echo "# hook cost (function_graph, includes tracer overhead)"
+echo "# hook cost (function_graph on the hooks alone)"
 printf '%-10s %-8s %-10s %-10s\n' hook calls "avg(us)" "median(us)"
 [ -s "$RUN_DIR/flow_bench.trace" ] && t2=$RUN_DIR/flow_bench.trace
 for h in flow_out4 flow_in4; do
@@ -86,6 +116,6 @@ for h in flow_out4 flow_in4; do
 		sort -n | awk -v h=$h '{ v[NR] = $1; s += $1 } END {
 			if (NR) printf "%-10s %-8d %-10.2f %-10.2f\n", h, NR, s / NR, v[int((NR + 1) / 2)] }'
 done
-echo >$t/set_graph_function
+echo >$t/set_ftrace_filter
 unload
 exit 0

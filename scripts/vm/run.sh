@@ -15,7 +15,10 @@
 # Environment: ROCEPATH_VM_MEM (MiB per guest, default 768),
 # ROCEPATH_VM_SMP (vCPUs per guest, default 1), ROCEPATH_VM_ACCEL
 # (tcg|kvm|auto, default auto: KVM only if a cached probe showed it boots),
-# ROCEPATH_VM_KEEP=1 (keep the run directory even on success).
+# ROCEPATH_VM_KEEP=1 (keep the run directory even on success),
+# ROCEPATH_VM_ICOUNT (TCG only: QEMU -icount option, e.g. "shift=3", so
+# guest time counts instructions and CPU-time figures do not depend on
+# how loaded the host is; for benchmarks).
 
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -142,6 +145,10 @@ kvm) accel_args=(-accel kvm -cpu host) ;;
 tcg) accel_args=(-accel tcg,thread=single) ;;
 *) die "ROCEPATH_VM_ACCEL must be tcg, kvm or auto, got '$accel'" ;;
 esac
+if [ -n "${ROCEPATH_VM_ICOUNT:-}" ]; then
+	[ "$accel" = tcg ] || die "ROCEPATH_VM_ICOUNT needs TCG (ROCEPATH_VM_ACCEL=tcg)"
+	accel_args+=(-icount "$ROCEPATH_VM_ICOUNT")
+fi
 
 # Run directory: shared with the guests (inside the tree), kept on failure.
 mkdir -p "$TOP/results/vm" || die "cannot create $TOP/results/vm"
