@@ -102,7 +102,7 @@ echo funcgraph-duration >$t/trace_options 2>/dev/null
 echo >$t/trace
 echo function_graph >$t/current_tracer
 echo 1 >$t/tracing_on
-flow_pingpong -n 200 >/dev/null 2>&1
+rdma_pingpong -n 200 >/dev/null 2>&1 || echo "# rdma_pingpong failed: no hook figures"
 # read before switching tracer: a switch empties the buffer
 echo 0 >$t/tracing_on
 cp $t/trace "$RUN_DIR/flow_bench.trace" 2>/dev/null
