@@ -9,12 +9,27 @@
 #ifndef _ROCEPATH_QP_H
 #define _ROCEPATH_QP_H
 
+#include <linux/bits.h>
 #include <linux/in6.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
 struct net_device;
 struct sk_buff;
+
+/**
+ * struct rocepath_qp_rule - key of the pin rule that chose a QP's port
+ * @rqpn: the rule's remote QP number, ROCEPATH_ANY when it has none
+ * @lqpn: the rule's local QP number, ROCEPATH_ANY when it has none
+ * @dev: the rule is scoped to the QP's device
+ * @remote_v4: the rule's remote (the QP's remote) was given as 4 bytes
+ */
+struct rocepath_qp_rule {
+	u32 rqpn;
+	u32 lqpn;
+	bool dev;
+	bool remote_v4;
+};
 
 /**
  * struct rocepath_qp_info - what the module knows about one live QP
@@ -30,6 +45,7 @@ struct sk_buff;
  * @sport: UDP source port the QP leaves on
  * @default_sport: port the RDMA core would have derived without the module
  * @pinned: a pin rule chose @sport
+ * @rule: that rule's key, valid when @pinned
  */
 struct rocepath_qp_info {
 	char ibdev[IB_DEVICE_NAME_MAX];
@@ -44,6 +60,7 @@ struct rocepath_qp_info {
 	u16 sport;
 	u16 default_sport;
 	bool pinned;
+	struct rocepath_qp_rule rule;
 };
 
 /**
@@ -81,6 +98,16 @@ int rocepath_qp_init(void);
 void rocepath_qp_exit(void);
 u16 rocepath_qp_add(const struct ib_qp *qp, struct rocepath_qp_info *info,
 		    const u16 *sports, unsigned int nsports, bool *tracked);
+void rocepath_qp_settle(const struct ib_qp *qp);
+
+/* What rocepath_qp_end() did. */
+#define ROCEPATH_QP_ROLLED_BACK	BIT(0)	/* an entry of the call was dropped */
+#define ROCEPATH_QP_WITHDRAWN	BIT(1)	/* *gone left the table */
+#define ROCEPATH_QP_RESTORED	BIT(2)	/* *back is in the table again */
+
+unsigned int rocepath_qp_end(const struct ib_qp *qp, u32 lqpn, bool failed,
+			     struct rocepath_qp_info *gone,
+			     struct rocepath_qp_info *back);
 bool rocepath_qp_del(const struct ib_qp *qp, struct rocepath_qp_info *info);
 void rocepath_qp_del_device(const struct ib_device *ibdev);
 u32 rocepath_qp_sport_count(const struct in6_addr *remote, u16 sport);

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "nl.h"
+#include "pins.h"
 
 static const char *qp_type(uint32_t t)
 {
@@ -43,6 +44,7 @@ void cli_qp_fields(struct rp_out *o, const struct rp_qp *q)
 	if (RP_HAS(q, ROCEPATH_A_QP_DEFAULT_SPORT))
 		rp_out_uint(o, "default_sport", " default_sport %llu",
 			    q->default_sport);
+	rp_qp_rule_print(o, q);
 }
 
 static int qp_show(int argc, char **argv, const struct rp_cli *cli)

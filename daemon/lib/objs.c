@@ -58,6 +58,9 @@ static const char *const stats_names[ROCEPATH_A_STATS_MAX + 1] = {
 	[ROCEPATH_A_STATS_FLOW_ALLOC_FAILURES] = "flow_alloc_failures",
 	[ROCEPATH_A_STATS_CNP_TX] = "cnp_tx",
 	[ROCEPATH_A_STATS_CNP_RX] = "cnp_rx",
+	[ROCEPATH_A_STATS_QPS_ROLLED_BACK] = "qps_rolled_back",
+	[ROCEPATH_A_STATS_ROLLBACK_MISSED] = "rollback_missed",
+	[ROCEPATH_A_STATS_ROLLBACK_SLOTS] = "rollback_slots",
 };
 
 static const char *const flow_names[ROCEPATH_A_FLOW_MAX + 1] = {
@@ -360,6 +363,37 @@ int rp_dev_parse(const struct nlattr *nest, struct rp_dev *d)
 	return ret;
 }
 
+static int parse_rule(const struct nlattr *nest, struct rp_qp_rule *r)
+{
+	const struct nlattr *a;
+	int ret = 0;
+
+	mnl_attr_for_each_nested(a, nest) {
+		int type = mnl_attr_get_type(a);
+
+		switch (type) {
+		case ROCEPATH_A_PIN_IBDEV:
+			ret = get_str(a, r->ibdev, sizeof(r->ibdev));
+			break;
+		case ROCEPATH_A_PIN_REMOTE:
+			ret = get_addr(a, &r->remote);
+			break;
+		case ROCEPATH_A_PIN_RQPN:
+			ret = get_u32(a, &r->rqpn);
+			break;
+		case ROCEPATH_A_PIN_LQPN:
+			ret = get_u32(a, &r->lqpn);
+			break;
+		default:
+			continue;
+		}
+		if (ret)
+			return ret;
+		RP_SET(r, type);
+	}
+	return RP_HAS(r, ROCEPATH_A_PIN_REMOTE) ? 0 : -EINVAL;
+}
+
 int rp_qp_parse(const struct nlattr *nest, struct rp_qp *q)
 {
 	const struct nlattr *a;
@@ -396,6 +430,9 @@ int rp_qp_parse(const struct nlattr *nest, struct rp_qp *q)
 			break;
 		case ROCEPATH_A_QP_DEFAULT_SPORT:
 			ret = get_u16(a, &q->default_sport);
+			break;
+		case ROCEPATH_A_QP_RULE:
+			ret = parse_rule(a, &q->rule);
 			break;
 		default:
 			continue;

@@ -73,6 +73,18 @@ struct rp_devs {
 	size_t n, cap;
 };
 
+/*
+ * The key of the pin rule that chose a QP's port (ROCEPATH_A_QP_RULE, in
+ * the pin attribute set); attrs has ROCEPATH_A_PIN_* bits.
+ */
+struct rp_qp_rule {
+	uint64_t attrs;
+	char ibdev[RP_IBDEV_LEN];	/* when RP_HAS(r, ..._IBDEV): dev-scoped */
+	struct rp_addr remote;		/* 4 or 16 bytes as the rule gave it */
+	uint32_t rqpn;			/* valid when RP_HAS(r, ..._RQPN) */
+	uint32_t lqpn;			/* valid when RP_HAS(r, ..._LQPN) */
+};
+
 struct rp_qp {
 	uint64_t attrs;
 	char ibdev[RP_IBDEV_LEN];
@@ -84,6 +96,7 @@ struct rp_qp {
 	bool pinned;
 	uint32_t type;
 	uint16_t default_sport;
+	struct rp_qp_rule rule;		/* valid when RP_HAS(q, ..._QP_RULE) */
 };
 
 struct rp_qps {

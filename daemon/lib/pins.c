@@ -48,6 +48,34 @@ void rp_pin_print(struct rp_out *o, const struct rp_pin *p)
 	rp_out_nl(o);
 }
 
+void rp_qp_rule_print(struct rp_out *o, const struct rp_qp *q)
+{
+	const struct rp_qp_rule *r = &q->rule;
+	char buf[RP_ADDR_STRLEN];
+
+	if (!RP_HAS(q, ROCEPATH_A_QP_RULE)) {
+		rp_out_null(o, "rule", NULL);
+		return;
+	}
+	rp_out_open_object(o, "rule");
+	rp_out_text(o, " rule");
+	if (RP_HAS(r, ROCEPATH_A_PIN_IBDEV))
+		rp_out_string(o, "dev", " dev %s", r->ibdev);
+	else
+		rp_out_null(o, "dev", NULL);
+	rp_out_string(o, "remote", " remote %s",
+		      rp_addr_fmt(&r->remote, buf, sizeof(buf)));
+	if (RP_HAS(r, ROCEPATH_A_PIN_RQPN))
+		rp_out_uint(o, "rqpn", " rqpn %llu", r->rqpn);
+	else
+		rp_out_null(o, "rqpn", NULL);
+	if (RP_HAS(r, ROCEPATH_A_PIN_LQPN))
+		rp_out_uint(o, "lqpn", " lqpn %llu", r->lqpn);
+	else
+		rp_out_null(o, "lqpn", NULL);
+	rp_out_close_object(o);
+}
+
 struct json_object *rp_pins_to_json(const struct rp_pins *pins)
 {
 	struct json_object *arr = json_object_new_array();

@@ -24,6 +24,13 @@ struct rp_out;
 
 /* Emits one pin as an object (text: one line) through the printer. */
 void rp_pin_print(struct rp_out *o, const struct rp_pin *p);
+/*
+ * Emits the rule that pinned a QP, as the key "rule" of the open object:
+ * {"dev": "rxe0" | null, "remote": "192.0.2.2", "rqpn": 17 | null,
+ * "lqpn": null}, or null when no rule did; text appends
+ * " rule [dev D] remote A [rqpn N] [lqpn N]" (nothing when none).
+ */
+void rp_qp_rule_print(struct rp_out *o, const struct rp_qp *q);
 /* The whole set as the JSON array above (NULL on -ENOMEM). */
 struct json_object *rp_pins_to_json(const struct rp_pins *pins);
 

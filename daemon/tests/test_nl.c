@@ -300,6 +300,12 @@ TEST(decode_dev_qp_flow_stats_dcqcn)
 	mnl_attr_put(nlh, ROCEPATH_A_QP_REMOTE, 4, "\xc0\0\2\2");
 	mnl_attr_put_u16(nlh, ROCEPATH_A_QP_SPORT, 49153);
 	mnl_attr_put_u8(nlh, ROCEPATH_A_QP_PINNED, 1);
+	sub = mnl_attr_nest_start(nlh, ROCEPATH_A_QP_RULE);
+	mnl_attr_put_strz(nlh, ROCEPATH_A_PIN_IBDEV, "rxe0");
+	mnl_attr_put(nlh, ROCEPATH_A_PIN_REMOTE, 4, "\xc0\0\2\2");
+	mnl_attr_put_u32(nlh, ROCEPATH_A_PIN_RQPN, 18);
+	mnl_attr_put_u32(nlh, 200, 7);	/* unknown: skipped */
+	mnl_attr_nest_end(nlh, sub);
 	mnl_attr_nest_end(nlh, nest);
 	ASSERT_EQ(0, rp_qp_parse(nest, &q));
 	EXPECT_EQ(17, q.lqpn);
@@ -307,6 +313,28 @@ TEST(decode_dev_qp_flow_stats_dcqcn)
 	EXPECT_EQ(49153, q.sport);
 	EXPECT_TRUE(q.pinned);
 	EXPECT_STREQ("192.0.2.2", rp_addr_fmt(&q.remote, b, sizeof(b)));
+	ASSERT_TRUE(RP_HAS(&q, ROCEPATH_A_QP_RULE));
+	EXPECT_STREQ("rxe0", q.rule.ibdev);
+	EXPECT_STREQ("192.0.2.2", rp_addr_fmt(&q.rule.remote, b, sizeof(b)));
+	EXPECT_TRUE(RP_HAS(&q.rule, ROCEPATH_A_PIN_RQPN));
+	EXPECT_EQ(18, q.rule.rqpn);
+	EXPECT_FALSE(RP_HAS(&q.rule, ROCEPATH_A_PIN_LQPN));
+
+	/* Unpinned: no rule. A rule without a remote is malformed. */
+	nlh = genl_msg();
+	nest = mnl_attr_nest_start(nlh, ROCEPATH_A_QP);
+	mnl_attr_put_u32(nlh, ROCEPATH_A_QP_LQPN, 17);
+	mnl_attr_put_u8(nlh, ROCEPATH_A_QP_PINNED, 0);
+	mnl_attr_nest_end(nlh, nest);
+	ASSERT_EQ(0, rp_qp_parse(nest, &q));
+	EXPECT_FALSE(RP_HAS(&q, ROCEPATH_A_QP_RULE));
+	nlh = genl_msg();
+	nest = mnl_attr_nest_start(nlh, ROCEPATH_A_QP);
+	sub = mnl_attr_nest_start(nlh, ROCEPATH_A_QP_RULE);
+	mnl_attr_put_u32(nlh, ROCEPATH_A_PIN_LQPN, 17);
+	mnl_attr_nest_end(nlh, sub);
+	mnl_attr_nest_end(nlh, nest);
+	EXPECT_EQ(-EINVAL, rp_qp_parse(nest, &q));
 
 	nlh = genl_msg();
 	nest = mnl_attr_nest_start(nlh, ROCEPATH_A_FLOW);

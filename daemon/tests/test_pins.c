@@ -278,4 +278,72 @@ TEST(text_line)
 	rp_pins_free(&set);
 }
 
+/* qp show: the matched rule's key, as text and as a JSON object or null. */
+TEST(qp_rule)
+{
+	struct rp_qp q = { 0 };
+	struct json_object *doc, *rule, *v;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&buf, &len);
+	struct rp_out *o = rp_out_new(fp, false, false);
+
+	RP_SET(&q, ROCEPATH_A_QP_RULE);
+	ASSERT_EQ(0, rp_addr_parse("192.0.2.2", &q.rule.remote));
+	RP_SET(&q.rule, ROCEPATH_A_PIN_REMOTE);
+	q.rule.rqpn = 17;
+	RP_SET(&q.rule, ROCEPATH_A_PIN_RQPN);
+	rp_qp_rule_print(o, &q);
+	strcpy(q.rule.ibdev, "rxe0");
+	RP_SET(&q.rule, ROCEPATH_A_PIN_IBDEV);
+	q.rule.lqpn = 18;
+	RP_SET(&q.rule, ROCEPATH_A_PIN_LQPN);
+	rp_qp_rule_print(o, &q);
+	q.attrs = 0;
+	rp_qp_rule_print(o, &q);
+	rp_out_free(o);
+	fclose(fp);
+	EXPECT_STREQ(" rule remote 192.0.2.2 rqpn 17"
+		     " rule dev rxe0 remote 192.0.2.2 rqpn 17 lqpn 18", buf);
+	free(buf);
+
+	buf = NULL;
+	fp = open_memstream(&buf, &len);
+	o = rp_out_new(fp, true, false);
+	rp_out_open_array(o, NULL);
+	rp_out_open_object(o, NULL);
+	q.attrs = 0;
+	rp_qp_rule_print(o, &q);
+	rp_out_close_object(o);
+	rp_out_open_object(o, NULL);
+	RP_SET(&q, ROCEPATH_A_QP_RULE);
+	q.rule.attrs = 0;
+	RP_SET(&q.rule, ROCEPATH_A_PIN_REMOTE);
+	RP_SET(&q.rule, ROCEPATH_A_PIN_LQPN);
+	rp_qp_rule_print(o, &q);
+	rp_out_close_object(o);
+	rp_out_close_array(o);
+	rp_out_free(o);
+	fclose(fp);
+	doc = json_tokener_parse(buf);
+	ASSERT_NE(NULL, doc) TH_LOG("%s", buf);
+	ASSERT_TRUE(json_object_object_get_ex(json_object_array_get_idx(doc, 0),
+					      "rule", &rule));
+	EXPECT_EQ(NULL, rule);
+	ASSERT_TRUE(json_object_object_get_ex(json_object_array_get_idx(doc, 1),
+					      "rule", &rule));
+	ASSERT_TRUE(json_object_is_type(rule, json_type_object));
+	EXPECT_EQ(4, json_object_object_length(rule));
+	ASSERT_TRUE(json_object_object_get_ex(rule, "dev", &v));
+	EXPECT_EQ(NULL, v);
+	ASSERT_TRUE(json_object_object_get_ex(rule, "remote", &v));
+	EXPECT_STREQ("192.0.2.2", json_object_get_string(v));
+	ASSERT_TRUE(json_object_object_get_ex(rule, "rqpn", &v));
+	EXPECT_EQ(NULL, v);
+	ASSERT_TRUE(json_object_object_get_ex(rule, "lqpn", &v));
+	EXPECT_EQ(18, json_object_get_int(v));
+	json_object_put(doc);
+	free(buf);
+}
+
 TEST_HARNESS_MAIN
