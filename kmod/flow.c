@@ -52,8 +52,27 @@ static struct delayed_work flow_aging;
 
 static u32 flow_hash(const struct rocepath_flow_key *key)
 {
-	return jhash2((const u32 *)key, sizeof(*key) / sizeof(u32), flow_seed) &
-	       (flow_nbuckets - 1);
+	u32 h;
+
+	/*
+	 * Every packet pays for this hash. The words an IPv4 key holds in
+	 * its mapped addresses never vary, so leave them out; IPv6 keys
+	 * hash whole.
+	 */
+	if (key->v4) {
+		u32 w[4] = {
+			(__force u32)key->local.s6_addr32[3],
+			(__force u32)key->remote.s6_addr32[3],
+			key->dqpn,
+			(u32)key->sport << 16 | key->rx_only,
+		};
+
+		h = jhash2(w, ARRAY_SIZE(w), flow_seed);
+	} else {
+		h = jhash2((const u32 *)key, sizeof(*key) / sizeof(u32),
+			   flow_seed);
+	}
+	return h & (flow_nbuckets - 1);
 }
 
 static struct rocepath_flow *flow_find(const struct rocepath_flow_key *key,
