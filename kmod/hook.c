@@ -11,19 +11,9 @@
  * source port from it (rdma_flow_label_to_udp_sport()), and records the
  * QP. A kprobe on ib_destroy_qp_user() forgets it.
  *
- * The record is made before the driver has accepted the modify. A
- * kretprobe on _ib_modify_qp sees its return: on success the record is
- * final, on failure it is rolled back (the entry the modify added goes,
- * with its port count, and the entry it replaced comes back). Pinning stays
- * in the plain kprobe: a kretprobe misses calls when all its instances are
- * in use, and a missed pin would send a QP on an unplanned path; a missed
- * rollback only leaves an entry until the QP is modified again or
- * destroyed, and is counted (stats rollback-missed).
- *
  * Handlers run with preemption disabled: nothing here sleeps (GFP_ATOMIC,
  * RCU rule lookup, the GID attribute lookup takes a rwlock only).
  */
-#include <linux/cpumask.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -36,16 +26,6 @@
 #include "pin.h"
 #include "qp.h"
 #include "stats.h"
-
-static unsigned int rollback_slots;
-module_param(rollback_slots, uint, 0444);
-MODULE_PARM_DESC(rollback_slots,
-		 "Modify-QP calls watched at once for a rollback (0: 4 per CPU, at least 256; at most 4096)");
-
-#define ROLLBACK_SLOTS_MIN	256
-#define ROLLBACK_SLOTS_MAX	4096
-
-#define AV_DEST		(IB_QP_AV | IB_QP_DEST_QPN)
 
 /* Flow label that makes the driver derive UDP source port @sport. */
 static u32 sport_to_flow_label(u16 sport)
@@ -167,7 +147,6 @@ skip_put:
 		rdma_put_gid_attr(held);
 skip:
 	rocepath_stat_inc(ROCEPATH_STAT_QPS_SKIPPED);
-	rocepath_qp_settle(qp);
 }
 
 /* _ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask, ...) */
@@ -180,44 +159,8 @@ static int modify_pre(struct kprobe *kp, struct pt_regs *regs)
 	attr = (struct ib_qp_attr *)regs_get_kernel_argument(regs, 1);
 	mask = (int)regs_get_kernel_argument(regs, 2);
 	rocepath_stat_inc(ROCEPATH_STAT_HOOK_CALLS);
-	if ((mask & AV_DEST) == AV_DEST)
+	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)) == (IB_QP_AV | IB_QP_DEST_QPN))
 		modify(qp, attr);
-	return 0;
-}
-
-/* What the kretprobe keeps of one _ib_modify_qp call (ri->data). */
-struct modify_call {
-	const struct ib_qp *qp;
-	u32 lqpn;
-};
-
-/* Only modifies that may have recorded the QP need their return seen. */
-static int modify_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct modify_call *call = (struct modify_call *)ri->data;
-	int mask = (int)regs_get_kernel_argument(regs, 2);
-
-	if ((mask & AV_DEST) != AV_DEST)
-		return 1;
-	call->qp = (const struct ib_qp *)regs_get_kernel_argument(regs, 0);
-	call->lqpn = call->qp->qp_num;
-	return 0;
-}
-
-static int modify_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct modify_call *call = (struct modify_call *)ri->data;
-	int ret = (int)regs_return_value(regs);
-	struct rocepath_qp_info gone, back;
-	unsigned int done;
-
-	done = rocepath_qp_end(call->qp, call->lqpn, ret != 0, &gone, &back);
-	if (done & ROCEPATH_QP_ROLLED_BACK)
-		rocepath_stat_inc(ROCEPATH_STAT_QPS_ROLLED_BACK);
-	if (done & ROCEPATH_QP_WITHDRAWN)
-		notify_qp(ROCEPATH_CMD_QP_DEL_NTF, &gone);
-	if (done & ROCEPATH_QP_RESTORED)
-		notify_qp(ROCEPATH_CMD_QP_ADD_NTF, &back);
 	return 0;
 }
 
@@ -244,19 +187,6 @@ static struct kprobe destroy_kp = {
 
 static struct kprobe *probes[] = { &destroy_kp, &modify_kp };
 
-static struct kretprobe modify_rp = {
-	.kp.symbol_name	= "_ib_modify_qp",
-	.entry_handler	= modify_entry,
-	.handler	= modify_ret,
-	.data_size	= sizeof(struct modify_call),
-};
-
-void rocepath_hook_get_stats(struct rocepath_hook_stats *s)
-{
-	s->rollback_missed = (u32)READ_ONCE(modify_rp.nmissed);
-	s->rollback_slots = modify_rp.maxactive;
-}
-
 int rocepath_hook_init(void)
 {
 	unsigned int s;
@@ -268,39 +198,17 @@ int rocepath_hook_init(void)
 			return -EINVAL;
 		}
 	}
-	if (rollback_slots > ROLLBACK_SLOTS_MAX) {
-		pr_err("rollback_slots must be at most %u\n", ROLLBACK_SLOTS_MAX);
-		return -EINVAL;
-	}
-	s = rollback_slots ?: max(ROLLBACK_SLOTS_MIN, 4 * num_possible_cpus());
-	modify_rp.maxactive = min(s, ROLLBACK_SLOTS_MAX);
-
-	/* Return probe first: every modify the kprobe records is watched. */
-	err = register_kretprobe(&modify_rp);
-	if (err) {
-		pr_err("cannot probe the return of _ib_modify_qp: %d\n", err);
-		return err;
-	}
 	err = register_kprobes(probes, ARRAY_SIZE(probes));
 	if (err) {
 		pr_err("cannot probe _ib_modify_qp/ib_destroy_qp_user: %d\n",
 		       err);
-		goto err_rp;
+		return err;
 	}
 	return 0;
-
-err_rp:
-	unregister_kretprobe(&modify_rp);
-	return err;
 }
 
 void rocepath_hook_exit(void)
 {
-	/*
-	 * Both wait for running handlers (they run under RCU-sched). Modifies
-	 * still running after this keep their entries pending; the QP table
-	 * frees them, replaced entries included.
-	 */
+	/* Waits for running handlers (they run under RCU-sched). */
 	unregister_kprobes(probes, ARRAY_SIZE(probes));
-	unregister_kretprobe(&modify_rp);
 }

@@ -19,7 +19,6 @@
 
 #include "dev.h"
 #include "flow.h"
-#include "hook.h"
 #include "netlink.h"
 #include "pin.h"
 #include "qp.h"
@@ -218,7 +217,6 @@ static int put_u64(struct sk_buff *skb, int type, u64 v)
 
 static int fill_stats(struct sk_buff *skb)
 {
-	struct rocepath_hook_stats hs;
 	struct rocepath_flow_stats fs;
 	struct rocepath_pin_stats ps;
 	struct rocepath_qp_stats qs;
@@ -227,7 +225,6 @@ static int fill_stats(struct sk_buff *skb)
 	rocepath_pin_get_stats(&ps);
 	rocepath_qp_get_stats(&qs);
 	rocepath_flow_stats(&fs);
-	rocepath_hook_get_stats(&hs);
 
 	nest = nla_nest_start(skb, ROCEPATH_A_STATS);
 	if (!nest)
@@ -258,11 +255,7 @@ static int fill_stats(struct sk_buff *skb)
 	    put_u64(skb, ROCEPATH_A_STATS_FLOW_ALLOC_FAILURES,
 		    fs.flow_alloc_failures) ||
 	    put_u64(skb, ROCEPATH_A_STATS_CNP_TX, fs.cnp_tx) ||
-	    put_u64(skb, ROCEPATH_A_STATS_CNP_RX, fs.cnp_rx) ||
-	    put_u64(skb, ROCEPATH_A_STATS_QPS_ROLLED_BACK,
-		    rocepath_stat_read(ROCEPATH_STAT_QPS_ROLLED_BACK)) ||
-	    put_u64(skb, ROCEPATH_A_STATS_ROLLBACK_MISSED, hs.rollback_missed) ||
-	    nla_put_u32(skb, ROCEPATH_A_STATS_ROLLBACK_SLOTS, hs.rollback_slots)) {
+	    put_u64(skb, ROCEPATH_A_STATS_CNP_RX, fs.cnp_rx)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

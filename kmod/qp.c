@@ -7,21 +7,12 @@
  * the modify/destroy hooks, which run with preemption (and possibly
  * interrupts) disabled, so every write is under one irq-safe spinlock and
  * allocates with GFP_ATOMIC.
- *
- * An entry is added when a modify starts, before the driver runs, so that
- * the port is chosen and counted before the QP uses it. Until that modify
- * returns the entry is pending: it records the task running the modify and
- * keeps the entry of the same QP it replaced, unlinked but not freed (a
- * chain, when modifies of one QP overlap). rocepath_qp_end() then frees
- * the replaced entry (success) or drops the new one and links the
- * replaced one back (failure).
  */
 #include <linux/hash.h>
 #include <linux/jhash.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rculist.h>
-#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <net/genetlink.h>
@@ -43,9 +34,6 @@ struct rocepath_qp {
 	struct rcu_head rcu;
 	const struct ib_qp *qp;		/* identity only, never dereferenced */
 	const struct ib_device *ibdev;	/* identity only */
-	/* While pending: the modify's task (identity only), the entry it replaced. */
-	const struct task_struct *owner;
-	struct rocepath_qp *replaced;
 	struct rocepath_qp_info info;
 };
 
@@ -122,22 +110,7 @@ static void use_dec(const struct in6_addr *remote, u16 sport)
 	}
 }
 
-static void link_qp(struct rocepath_qp *e)
-{
-	const struct rocepath_qp_info *info = &e->info;
-
-	lockdep_assert_held(&qp_lock);
-	hlist_add_head_rcu(&e->lnode, &qp_by_lqpn[lqpn_hash(info->lqpn)]);
-	hlist_add_head_rcu(&e->rnode,
-			   &qp_by_remote[remote_hash(&info->remote, info->rqpn,
-						     QP_HASH_BITS)]);
-	use_inc(&info->remote, info->sport);
-	qp_count++;
-	qp_generation++;
-}
-
-/* Take @e out of the table; readers may still see it for a grace period. */
-static void detach_qp(struct rocepath_qp *e)
+static void unlink_qp(struct rocepath_qp *e)
 {
 	lockdep_assert_held(&qp_lock);
 	hlist_del_rcu(&e->lnode);
@@ -145,31 +118,6 @@ static void detach_qp(struct rocepath_qp *e)
 	use_dec(&e->info.remote, e->info.sport);
 	qp_count--;
 	qp_generation++;
-}
-
-/* Free a chain of replaced entries, all detached already. */
-static void free_chain(struct rocepath_qp *e)
-{
-	struct rocepath_qp *next;
-
-	for (; e; e = next) {
-		next = e->replaced;
-		kfree_rcu(e, rcu);
-	}
-}
-
-/* The modify that added @e succeeded: what it replaced is gone for good. */
-static void commit(struct rocepath_qp *e)
-{
-	e->owner = NULL;
-	free_chain(e->replaced);
-	e->replaced = NULL;
-}
-
-static void unlink_qp(struct rocepath_qp *e)
-{
-	detach_qp(e);
-	free_chain(e->replaced);
 	kfree_rcu(e, rcu);
 }
 
@@ -183,22 +131,6 @@ static struct rocepath_qp *find_qp(const struct ib_qp *qp, u32 lqpn)
 	return NULL;
 }
 
-/*
- * An entry of @e's chain still pending for the current task belongs to an
- * earlier modify whose return went unseen (a missed kretprobe): the task
- * starting a new modify of the QP proves that one ended. Take it as
- * committed, so that a later return of this task never rolls it back.
- */
-static void settle(struct rocepath_qp *e)
-{
-	for (; e; e = e->replaced) {
-		if (e->owner == current) {
-			commit(e);
-			return;
-		}
-	}
-}
-
 /**
  * rocepath_qp_add - record a QP and choose its port
  * @qp: the QP being modified
@@ -209,9 +141,7 @@ static void settle(struct rocepath_qp *e)
  * @tracked: set to whether the QP entered the table (false when full)
  *
  * The choice and the count update happen under one lock, so concurrent
- * modifies spread evenly. The new entry is pending for the current task
- * until rocepath_qp_end(); an older entry of the QP is kept for a
- * rollback. Returns the chosen port.
+ * modifies spread evenly. Returns the chosen port.
  */
 u16 rocepath_qp_add(const struct ib_qp *qp, struct rocepath_qp_info *info,
 		    const u16 *sports, unsigned int nsports, bool *tracked)
@@ -225,10 +155,8 @@ u16 rocepath_qp_add(const struct ib_qp *qp, struct rocepath_qp_info *info,
 
 	spin_lock_irqsave(&qp_lock, flags);
 	old = find_qp(qp, info->lqpn);
-	if (old) {
-		detach_qp(old);
-		settle(old);
-	}
+	if (old)
+		unlink_qp(old);
 
 	for (i = 0; i < nsports; i++) {
 		u32 n = use_count(&info->remote, sports[i]);
@@ -244,85 +172,21 @@ u16 rocepath_qp_add(const struct ib_qp *qp, struct rocepath_qp_info *info,
 	if (*tracked) {
 		e->qp = qp;
 		e->ibdev = qp->device;
-		e->owner = current;
-		e->replaced = old;
 		e->info = *info;
-		link_qp(e);
+		hlist_add_head_rcu(&e->lnode, &qp_by_lqpn[lqpn_hash(info->lqpn)]);
+		hlist_add_head_rcu(&e->rnode,
+				   &qp_by_remote[remote_hash(&info->remote,
+							     info->rqpn,
+							     QP_HASH_BITS)]);
+		use_inc(&info->remote, info->sport);
+		qp_count++;
+		qp_generation++;
 		e = NULL;
-	} else {
-		free_chain(old);
 	}
 	spin_unlock_irqrestore(&qp_lock, flags);
 
 	kfree(e);
 	return info->sport;
-}
-
-/**
- * rocepath_qp_settle - a modify of @qp starts that records nothing
- * @qp: the QP
- *
- * Commits entries the current task left pending (see settle()), so that
- * the end of this modify cannot be taken for theirs.
- */
-void rocepath_qp_settle(const struct ib_qp *qp)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp_lock, flags);
-	settle(find_qp(qp, qp->qp_num));
-	spin_unlock_irqrestore(&qp_lock, flags);
-}
-
-/**
- * rocepath_qp_end - a modify of @qp returned
- * @qp: the QP
- * @lqpn: its QP number
- * @failed: the modify returned an error
- * @gone: filled with the entry that left the table (ROCEPATH_QP_WITHDRAWN)
- * @back: filled with the entry listed again (ROCEPATH_QP_RESTORED)
- *
- * Finds the entry the current task's modify added, if any. On success it
- * commits it. On failure it drops it: when listed, its port count goes
- * and the entry it replaced is linked back; when a newer modify of the QP
- * already replaced it, it just leaves that one's chain. Returns
- * ROCEPATH_QP_* flags of what it did.
- */
-unsigned int rocepath_qp_end(const struct ib_qp *qp, u32 lqpn, bool failed,
-			     struct rocepath_qp_info *gone,
-			     struct rocepath_qp_info *back)
-{
-	struct rocepath_qp *e, *prev = NULL;
-	unsigned int done = 0;
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp_lock, flags);
-	for (e = find_qp(qp, lqpn); e; prev = e, e = e->replaced)
-		if (e->owner == current)
-			break;
-	if (!e)
-		goto out;
-	if (!failed) {
-		commit(e);
-		goto out;
-	}
-	done = ROCEPATH_QP_ROLLED_BACK;
-	if (prev) {
-		prev->replaced = e->replaced;
-	} else {
-		detach_qp(e);
-		*gone = e->info;
-		done |= ROCEPATH_QP_WITHDRAWN;
-		if (e->replaced) {
-			link_qp(e->replaced);
-			*back = e->replaced->info;
-			done |= ROCEPATH_QP_RESTORED;
-		}
-	}
-	kfree_rcu(e, rcu);
-out:
-	spin_unlock_irqrestore(&qp_lock, flags);
-	return done;
 }
 
 /**

@@ -9,7 +9,6 @@
 #ifndef _ROCEPATH_QP_H
 #define _ROCEPATH_QP_H
 
-#include <linux/bits.h>
 #include <linux/in6.h>
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
@@ -98,16 +97,6 @@ int rocepath_qp_init(void);
 void rocepath_qp_exit(void);
 u16 rocepath_qp_add(const struct ib_qp *qp, struct rocepath_qp_info *info,
 		    const u16 *sports, unsigned int nsports, bool *tracked);
-void rocepath_qp_settle(const struct ib_qp *qp);
-
-/* What rocepath_qp_end() did. */
-#define ROCEPATH_QP_ROLLED_BACK	BIT(0)	/* an entry of the call was dropped */
-#define ROCEPATH_QP_WITHDRAWN	BIT(1)	/* *gone left the table */
-#define ROCEPATH_QP_RESTORED	BIT(2)	/* *back is in the table again */
-
-unsigned int rocepath_qp_end(const struct ib_qp *qp, u32 lqpn, bool failed,
-			     struct rocepath_qp_info *gone,
-			     struct rocepath_qp_info *back);
 bool rocepath_qp_del(const struct ib_qp *qp, struct rocepath_qp_info *info);
 void rocepath_qp_del_device(const struct ib_device *ibdev);
 u32 rocepath_qp_sport_count(const struct in6_addr *remote, u16 sport);

@@ -58,9 +58,6 @@ static const char *const stats_names[ROCEPATH_A_STATS_MAX + 1] = {
 	[ROCEPATH_A_STATS_FLOW_ALLOC_FAILURES] = "flow_alloc_failures",
 	[ROCEPATH_A_STATS_CNP_TX] = "cnp_tx",
 	[ROCEPATH_A_STATS_CNP_RX] = "cnp_rx",
-	[ROCEPATH_A_STATS_QPS_ROLLED_BACK] = "qps_rolled_back",
-	[ROCEPATH_A_STATS_ROLLBACK_MISSED] = "rollback_missed",
-	[ROCEPATH_A_STATS_ROLLBACK_SLOTS] = "rollback_slots",
 };
 
 static const char *const flow_names[ROCEPATH_A_FLOW_MAX + 1] = {
