@@ -6,13 +6,14 @@
 #    loaded, interleaved, in one run; ratio = loaded / not loaded;
 #  - memory per flow (slab + per-CPU), from 2000 flows;
 #  - cost of the hooks per packet: function_graph durations of the
-#    netfilter hooks during an RC ping-pong.
+#    netfilter hooks, and of __ip_local_out / ip_local_deliver with the
+#    module loaded and not, during an RC ping-pong.
 # Usage: scripts/bench/flow_bench.sh [-k 6.1|6.12] [-r ROUNDS] [-n ITERS]
 #                                    [-i ICOUNT]
 #        (default 3 interleaved rounds of 1000 writes, icount shift=0:
 #        one nanosecond of guest time per instruction.
-#        -i none boots without icount; wall-clock throughput under TCG
-#        swings by tens of percent, the CPU work figure does not)
+#        -i none boots without icount, where the ratio swings by tens of
+#        percent with the host's load)
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 k=6.12 rounds=3 iters=1000 icount=shift=0
