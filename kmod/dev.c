@@ -18,18 +18,41 @@
 #include "netlink.h"
 #include "qp.h"
 
+/* A device's name, replaced as a whole on rename so readers never tear it. */
+struct dev_name {
+	struct rcu_head rcu;
+	char s[IB_DEVICE_NAME_MAX];
+};
+
 struct rocepath_dev {
 	struct list_head list;
 	struct rcu_head rcu;
 	struct ib_device *ibdev;
 	u32 index;
-	char name[IB_DEVICE_NAME_MAX];
+	bool gone;			/* removal started: record no new QP */
+	struct dev_name __rcu *name;
 };
 
 static struct ib_client rocepath_dev_client;
 static DEFINE_MUTEX(dev_lock);
 static LIST_HEAD(devs);
 static u32 dev_generation;
+
+static void dev_copy_name(const struct rocepath_dev *d, char *buf)
+{
+	rcu_read_lock();
+	strscpy(buf, rcu_dereference(d->name)->s, IB_DEVICE_NAME_MAX);
+	rcu_read_unlock();
+}
+
+static struct dev_name *dev_name_new(const struct ib_device *ibdev)
+{
+	struct dev_name *n = kzalloc(sizeof(*n), GFP_KERNEL);
+
+	if (n)
+		strscpy(n->s, dev_name(&ibdev->dev), sizeof(n->s));
+	return n;
+}
 
 static const char *driver_name(const struct ib_device *ibdev)
 {
@@ -141,13 +164,15 @@ static int fill(struct sk_buff *skb, const struct rocepath_dev *d, u32 port,
 		bool full)
 {
 	struct ib_device *ibdev = d->ibdev;
+	char name[IB_DEVICE_NAME_MAX];
 	bool roce_v2 = false;
 	struct nlattr *nest;
 
+	dev_copy_name(d, name);
 	nest = nla_nest_start(skb, ROCEPATH_A_DEV);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_string(skb, ROCEPATH_A_DEV_IBDEV, d->name) ||
+	if (nla_put_string(skb, ROCEPATH_A_DEV_IBDEV, name) ||
 	    nla_put_u32(skb, ROCEPATH_A_DEV_INDEX, d->index) ||
 	    nla_put_u32(skb, ROCEPATH_A_DEV_PORT, port) ||
 	    nla_put_string(skb, ROCEPATH_A_DEV_DRIVER, driver_name(ibdev)) ||
@@ -201,9 +226,12 @@ int rocepath_dev_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	mutex_lock(&dev_lock);
 	cb->seq = dev_generation + 1;
 	list_for_each_entry(d, &devs, list) {
+		char name[IB_DEVICE_NAME_MAX];
+
 		if (n++ < done)
 			continue;
-		if (ibdev && strcmp(ibdev, d->name)) {
+		dev_copy_name(d, name);
+		if (ibdev && strcmp(ibdev, name)) {
 			done++;
 			continue;
 		}
@@ -248,7 +276,7 @@ int rocepath_dev_index(const char *name, u32 *index)
 	return 0;
 }
 
-bool rocepath_dev_name(u32 index, char *buf, size_t len)
+bool rocepath_dev_index_name(u32 index, char *buf, size_t len)
 {
 	struct rocepath_dev *d;
 	bool found = false;
@@ -256,13 +284,45 @@ bool rocepath_dev_name(u32 index, char *buf, size_t len)
 	rcu_read_lock();
 	list_for_each_entry_rcu(d, &devs, list) {
 		if (d->index == index) {
-			strscpy(buf, d->name, len);
+			strscpy(buf, rcu_dereference(d->name)->s, len);
 			found = true;
 			break;
 		}
 	}
 	rcu_read_unlock();
 	return found;
+}
+
+/*
+ * From the probes (preemption disabled): the client data lookup is an
+ * RCU xarray load, and dev_remove() waits for handlers that saw !gone.
+ */
+bool rocepath_dev_name(struct ib_device *ibdev, char *buf, size_t len)
+{
+	struct rocepath_dev *d;
+	bool found = false;
+
+	rcu_read_lock();
+	d = ib_get_client_data(ibdev, &rocepath_dev_client);
+	if (d && !READ_ONCE(d->gone)) {
+		strscpy(buf, rcu_dereference(d->name)->s, len);
+		found = true;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+static void dev_free_rcu(struct rcu_head *head)
+{
+	struct rocepath_dev *d = container_of(head, struct rocepath_dev, rcu);
+
+	kfree(rcu_access_pointer(d->name));
+	kfree(d);
+}
+
+static void dev_free(struct rocepath_dev *d)
+{
+	call_rcu(&d->rcu, dev_free_rcu);
 }
 
 static int dev_add(struct ib_device *ibdev)
@@ -274,7 +334,11 @@ static int dev_add(struct ib_device *ibdev)
 		return -ENOMEM;
 	d->ibdev = ibdev;
 	d->index = ibdev->index;
-	strscpy(d->name, dev_name(&ibdev->dev), sizeof(d->name));
+	RCU_INIT_POINTER(d->name, dev_name_new(ibdev));
+	if (!rcu_access_pointer(d->name)) {
+		kfree(d);
+		return -ENOMEM;
+	}
 
 	mutex_lock(&dev_lock);
 	list_add_tail_rcu(&d->list, &devs);
@@ -292,24 +356,40 @@ static void dev_remove(struct ib_device *ibdev, void *data)
 	if (!d)
 		return;
 	notify(d, ROCEPATH_CMD_DEV_DEL_NTF);
+	/*
+	 * The probes record no new QP of this device once they see gone;
+	 * after the grace period every handler that did not see it is done,
+	 * so the sweep below leaves nothing behind.
+	 */
+	WRITE_ONCE(d->gone, true);
+	synchronize_rcu();
+	rocepath_qp_del_device(ibdev);
 	mutex_lock(&dev_lock);
 	list_del_rcu(&d->list);
 	dev_generation++;
 	mutex_unlock(&dev_lock);
-	rocepath_qp_del_device(ibdev);
-	kfree_rcu(d, rcu);
+	dev_free(d);
 }
 
 static void dev_rename(struct ib_device *ibdev, void *data)
 {
 	struct rocepath_dev *d = data;
+	struct dev_name *n, *old;
 
 	if (!d)
 		return;
+	/* The core holds its device lock for write: dev_name() is stable. */
+	n = dev_name_new(ibdev);
+	if (!n) {
+		pr_warn("%s: rename not followed: out of memory\n",
+			dev_name(&ibdev->dev));
+		return;
+	}
 	mutex_lock(&dev_lock);
-	strscpy(d->name, dev_name(&ibdev->dev), sizeof(d->name));
+	old = rcu_replace_pointer(d->name, n, lockdep_is_held(&dev_lock));
 	dev_generation++;
 	mutex_unlock(&dev_lock);
+	kfree_rcu(old, rcu);
 }
 
 static struct ib_client rocepath_dev_client = {
@@ -327,4 +407,6 @@ int rocepath_dev_init(void)
 void rocepath_dev_exit(void)
 {
 	ib_unregister_client(&rocepath_dev_client);
+	/* dev_free_rcu() is this module's code */
+	rcu_barrier();
 }

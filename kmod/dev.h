@@ -7,6 +7,8 @@
 
 #include <linux/types.h>
 
+struct ib_device;
+
 struct netlink_callback;
 struct sk_buff;
 
@@ -16,7 +18,9 @@ void rocepath_dev_exit(void);
 /* Index of the RDMA device called @name: 0 or -ENODEV. May sleep. */
 int rocepath_dev_index(const char *name, u32 *index);
 /* Name of the RDMA device with @index; false when unknown. Any context. */
-bool rocepath_dev_name(u32 index, char *buf, size_t len);
+bool rocepath_dev_index_name(u32 index, char *buf, size_t len);
+/* Name of @ibdev; false when unknown or going away. Any context. */
+bool rocepath_dev_name(struct ib_device *ibdev, char *buf, size_t len);
 int rocepath_dev_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		      const char *ibdev);
 

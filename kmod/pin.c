@@ -491,7 +491,7 @@ static int fill(struct sk_buff *skb, const struct rocepath_pin *p, u32 gen)
 	if (!nest)
 		return -EMSGSIZE;
 	if (p->key.dev_index != ROCEPATH_ANY &&
-	    rocepath_dev_name(p->key.dev_index, name, sizeof(name)) &&
+	    rocepath_dev_index_name(p->key.dev_index, name, sizeof(name)) &&
 	    nla_put_string(skb, ROCEPATH_A_PIN_IBDEV, name))
 		goto cancel;
 	if (nla_put(skb, ROCEPATH_A_PIN_REMOTE, p->remote_v4 ? 4 : 16,
@@ -601,8 +601,10 @@ void rocepath_pin_exit(void)
 
 	list_for_each_entry_safe(st, tmp, &stagings, list)
 		staging_drop(st);
-	/* Rules freed by kfree_rcu() after a delete must be gone first. */
-	rcu_barrier();
+	/*
+	 * The probes are gone, so no reader holds the live set; rules deleted
+	 * earlier are kfree_rcu()'d on their own, which runs no module code.
+	 */
 	set_free(rcu_dereference_protected(live, 1));
 	RCU_INIT_POINTER(live, NULL);
 }
