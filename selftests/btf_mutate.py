@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Write a copy of a module's split BTF with one deliberate difference, for
+module_btf.sh: bind-mounted over /sys/kernel/btf/ib_core it makes the
+running kernel look like one whose RDMA core differs from the headers
+rocepath.ko was built with.
+
+  btf_mutate.py MODE OUT [BASE] [MODULE]
+  Prints which file OUT stands for: "ib_core" or "vmlinux" (the RDMA
+  structures may be described in either, wherever pahole's dedup put them).
+  MODE: swap     swap _ib_modify_qp's first two parameter types
+        nparams  drop _ib_modify_qp's last parameter
+        offset   move struct ib_qp_attr's dest_qp_num by 4 bytes
+        nofunc   rename _ib_modify_qp so it is not found
+        garbage  truncate the type section mid-record
+"""
+import struct
+import sys
+
+KIND_STRUCT, KIND_FUNC, KIND_FUNC_PROTO = 4, 12, 13
+# bytes that follow the 12-byte common header, per kind (vlen-scaled ones
+# are (per-item, True))
+EXTRA = {1: (4, False), 3: (12, False), 4: (12, True), 5: (12, True),
+         6: (8, True), 13: (8, True), 14: (4, False), 15: (12, True),
+         17: (4, False), 19: (12, True)}
+
+
+def parse(data):
+    hdr = struct.unpack_from("<HBBIIIII", data)
+    magic, _, _, hdr_len, type_off, type_len, str_off, str_len = hdr
+    if magic != 0xEB9F:
+        sys.exit("not BTF")
+    tbase = hdr_len + type_off
+    types, off = [], 0
+    while off < type_len:
+        name_off, info, size = struct.unpack_from("<III", data, tbase + off)
+        kind, vlen = (info >> 24) & 0x1F, info & 0xFFFF
+        per, scaled = EXTRA.get(kind, (0, False))
+        extra = per * vlen if scaled else per
+        types.append((tbase + off, name_off, kind, vlen, size))
+        off += 12 + extra
+    sbase = hdr_len + str_off
+    return types, data[sbase:sbase + str_len], hdr
+
+
+def main():
+    mode, out = sys.argv[1], sys.argv[2]
+    base_path = sys.argv[3] if len(sys.argv) > 3 else "/sys/kernel/btf/vmlinux"
+    mod_path = sys.argv[4] if len(sys.argv) > 4 else "/sys/kernel/btf/ib_core"
+    base = open(base_path, "rb").read()
+    btypes, bstrs, _ = parse(base)
+    data = bytearray(open(mod_path, "rb").read())
+    types, strs, hdr = parse(data)
+    first_id = len(btypes) + 1
+
+    def name(off):
+        if off < len(bstrs):
+            s = bstrs[off:]
+        else:
+            s = strs[off - len(bstrs):]
+        return s[:s.index(b"\0")].decode()
+
+    def find(kind, nm, where=None):
+        where = where or types
+        for i, t in enumerate(where):
+            if t[2] == kind and name(t[1]) == nm:
+                return i, t
+        return None, None
+
+    target = "ib_core"
+    if mode == "garbage":
+        hdr_len, type_off, type_len = hdr[3], hdr[4], hdr[5]
+        data = data[:hdr_len + type_off + type_len // 2 + 3]
+    elif mode in ("swap", "nparams", "nofunc"):
+        _, f = find(KIND_FUNC, "_ib_modify_qp")
+        if not f:
+            sys.exit("_ib_modify_qp not in " + mod_path)
+        if mode == "nofunc":
+            # the name is in the module's strings: change its first letter
+            soff = len(data) - len(strs) + f[1] - len(bstrs)
+            assert data[soff:soff + 13] == b"_ib_modify_qp"
+            data[soff] = ord("X")
+        else:
+            proto = types[f[4] - first_id]
+            assert proto[2] == KIND_FUNC_PROTO and proto[3] == 4
+            p0 = proto[0] + 12
+            if mode == "swap":
+                a = data[p0 + 4:p0 + 8]
+                data[p0 + 4:p0 + 8] = data[p0 + 12:p0 + 16]
+                data[p0 + 12:p0 + 16] = a
+            else:
+                info = struct.unpack_from("<I", data, proto[0] + 4)[0]
+                struct.pack_into("<I", data, proto[0] + 4, info - 1)
+                # keep the record length: turn the dropped param into padding
+                # by shrinking vlen only is not enough, so shift the rest
+                start = p0 + 3 * 8
+                del data[start:start + 8]
+                struct.pack_into("<I", data, 12, hdr[5] - 8)   # type_len
+                struct.pack_into("<I", data, 16, hdr[6] - 8)   # str_off
+    elif mode == "offset":
+        _, s = find(KIND_STRUCT, "ib_qp_attr")
+        if not s:
+            _, s = find(KIND_STRUCT, "ib_qp_attr", btypes)
+            if not s:
+                sys.exit("struct ib_qp_attr in neither BTF")
+            data, target = bytearray(base), "vmlinux"
+        for m in range(s[3]):
+            moff = s[0] + 12 + 12 * m
+            n_off, _, bits = struct.unpack_from("<III", data, moff)
+            if name(n_off) == "dest_qp_num":
+                struct.pack_into("<I", data, moff + 8, bits + 32)
+                break
+        else:
+            sys.exit("no dest_qp_num in ib_qp_attr")
+    else:
+        sys.exit("unknown mode " + mode)
+    open(out, "wb").write(data)
+    print(target)
+
+
+if __name__ == "__main__":
+    main()

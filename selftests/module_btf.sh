@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Proves rocepath.ko refuses to load on a kernel whose RDMA core differs
+# from the headers it was built with, and says which check failed: the
+# kernel's BTF is replaced (bind mounts over /sys/kernel/btf/*) by copies
+# with one difference each -- _ib_modify_qp's parameters swapped or one
+# missing, the function absent, a field of struct ib_qp_attr moved, the
+# BTF cut short. btf_check=0 still loads (with a warning), and the real
+# BTF loads again.
+
+. "$(dirname "$0")/lib.sh"
+
+require_module
+require_cmd insmod rmmod python3 mount umount
+[ -r /sys/kernel/btf/vmlinux ] || ksft_skip_all "kernel has no BTF (/sys/kernel/btf/vmlinux)"
+modprobe ib_core 2>/dev/null
+[ -r /sys/kernel/btf/ib_core ] || ksft_skip_all "ib_core has no BTF (CONFIG_DEBUG_INFO_BTF_MODULES)"
+lsmod | grep -q '^rocepath ' && { rmmod rocepath || ksft_skip_all "rocepath is loaded and cannot be removed"; }
+
+MUT=$RUN_DIR/btf
+mkdir -p "$MUT"
+mounted=
+unmount() { [ -n "$mounted" ] && umount "$mounted"; mounted=; }
+defer unmount
+defer 'rmmod rocepath 2>/dev/null'
+
+# refused MODE REASON: the load fails and the log names the reason.
+refused() {
+	local mode=$1 reason=$2 which log
+	which=$(python3 selftests/btf_mutate.py "$mode" "$MUT/$mode.btf") || return 1
+	mount --bind "$MUT/$mode.btf" "/sys/kernel/btf/$which" || return 1
+	mounted=/sys/kernel/btf/$which
+	if insmod "$ROCEPATH_KO" 2>"$MUT/err"; then
+		log "$mode: insmod succeeded"
+		rmmod rocepath
+		unmount
+		return 1
+	fi
+	log "insmod: $(cat "$MUT/err")"
+	log=$(dmesg | tail -n 3 | grep rocepath)
+	log "$log"
+	unmount
+	grep -q "refusing to load\|malformed BTF" <<<"$log" && grep -q -- "$reason" <<<"$log"
+}
+
+ksft_test "_ib_modify_qp parameters swapped: refused, 'parameter type differs'" \
+	refused swap "_ib_modify_qp: parameter type differs"
+ksft_test "_ib_modify_qp with 3 parameters: refused, 'parameter count differs'" \
+	refused nparams "_ib_modify_qp: parameter count differs"
+ksft_test "_ib_modify_qp not in BTF: refused, 'function not described in BTF'" \
+	refused nofunc "_ib_modify_qp: function not described in BTF"
+ksft_test "ib_qp_attr.dest_qp_num moved: refused, 'member offset differs'" \
+	refused offset "dest_qp_num: member offset differs"
+ksft_test "BTF cut short: refused as malformed" \
+	refused garbage "malformed BTF"
+
+forced() {
+	local which
+	which=$(python3 selftests/btf_mutate.py swap "$MUT/swap.btf") || return 1
+	mount --bind "$MUT/swap.btf" "/sys/kernel/btf/$which" || return 1
+	mounted=/sys/kernel/btf/$which
+	insmod "$ROCEPATH_KO" btf_check=0 || { unmount; return 1; }
+	unmount
+	dmesg | tail -n 3 | grep -q "btf_check=0: probed function signatures not verified" &&
+		rmmod rocepath
+}
+ksft_test "btf_check=0 loads anyway and says it did not check" forced
+ksft_test "the real BTF loads" bash -c "insmod '$ROCEPATH_KO' && rmmod rocepath"
+ksft_exit
