@@ -468,6 +468,11 @@ free_buckets:
 void rocepath_flow_exit(void)
 {
 	rocepath_flow_hooks_exit();
+	/*
+	 * nf_unregister_net_hooks() does not wait for packets already inside
+	 * a hook; they hold the RCU read side, so this does.
+	 */
+	synchronize_net();
 	cancel_delayed_work_sync(&flow_aging);
 	flow_remove(NULL, NULL, 0, false);
 	rocepath_dcqcn_exit();

@@ -5,18 +5,26 @@
  *
  * Start-up order: counters, rule set, QP table, flow accounting, the
  * netlink family, the RDMA client (which announces devices on it), and last
- * the hooks, which feed all of the above. Shutdown is the reverse: the
- * hooks go first, so nothing new arrives while the tables are torn down.
+ * the QP probes, which feed all of the above. Shutdown is the reverse: the
+ * probes go first, so nothing new arrives while the tables are torn down.
+ *
+ * What each exit step waits for, so no CPU runs module code once it is
+ * freed: unregister_kretprobes() waits for running probe handlers; the flow
+ * exit calls synchronize_net() for packets inside the netfilter hooks
+ * (nf_unregister_net_hooks() does not wait for them) and rcu_barrier() for
+ * its call_rcu() callbacks; the device exit rcu_barrier()s for its own.
+ * kfree_rcu() runs no module code; the last rcu_barrier() only makes the
+ * tables' memory free by the time rmmod returns, where a leak check looks.
  */
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 
 #include "dev.h"
 #include "flow.h"
-#include "hook.h"
 #include "netlink.h"
 #include "pin.h"
 #include "qp.h"
+#include "qp_probe.h"
 #include "stats.h"
 
 static int __init rocepath_init(void)
@@ -41,7 +49,7 @@ static int __init rocepath_init(void)
 	err = rocepath_dev_init();
 	if (err)
 		goto err_nl;
-	err = rocepath_hook_init();
+	err = rocepath_qp_probe_init();
 	if (err)
 		goto err_dev;
 	return 0;
@@ -63,7 +71,7 @@ err_stats:
 
 static void __exit rocepath_exit(void)
 {
-	rocepath_hook_exit();
+	rocepath_qp_probe_exit();
 	rocepath_dev_exit();
 	rocepath_nl_exit();
 	rocepath_flow_exit();

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rocepath: table of live RoCEv2 QPs and the number of live QPs on each
+ * rocepath: table of live RoCEv2 QPs and the number of QPs on each
  * (remote, UDP source port), which the path-set choice reads.
  *
  * Readers (rocepath_qp_lookup*, dumps) walk RCU hash chains. Writers are
- * the modify/destroy hooks, which run with preemption (and possibly
- * interrupts) disabled, so every write is under one irq-safe spinlock and
- * allocates with GFP_ATOMIC.
+ * the modify/destroy probe handlers, which run with preemption disabled
+ * (ftrace-based kprobes only: the probe code refuses others), and device
+ * removal; every write is under one spinlock and allocates with GFP_ATOMIC.
+ * Nothing takes the lock from interrupt or softirq context.
  */
 #include <linux/hash.h>
 #include <linux/jhash.h>
@@ -27,13 +28,31 @@ MODULE_PARM_DESC(max_qps, "Limit on tracked QPs (default 65536)");
 
 #define QP_HASH_BITS	12
 #define USE_HASH_BITS	10
+/* Buckets walked per lock hold when a device goes away. */
+#define QP_WALK_BATCH	64
+
+/*
+ * An entry is PENDING from the modify's entry until the driver's answer,
+ * LIVE once the driver accepted it, and DYING from a destroy's entry until
+ * its answer. Only LIVE entries are on the lookup chains (by local QPN, by
+ * remote), so packets and dumps see only QPs the driver holds; every entry
+ * counts towards its port's use, so concurrent modifies spread.
+ */
+enum qp_state {
+	QP_PENDING,
+	QP_LIVE,
+	QP_DYING,
+};
 
 struct rocepath_qp {
-	struct hlist_node lnode;
-	struct hlist_node rnode;
+	struct hlist_node pnode;	/* by QP pointer, every entry */
+	struct hlist_node lnode;	/* by local QPN, LIVE only */
+	struct hlist_node rnode;	/* by remote and QPN, LIVE only */
 	struct rcu_head rcu;
 	const struct ib_qp *qp;		/* identity only, never dereferenced */
 	const struct ib_device *ibdev;	/* identity only */
+	u64 id;				/* a QP's address can be reused; this not */
+	enum qp_state state;
 	struct rocepath_qp_info info;
 };
 
@@ -44,12 +63,16 @@ struct sport_use {
 	u32 qps;
 };
 
+/* Writers: the hook handlers (preemption off) and device removal. */
 static DEFINE_SPINLOCK(qp_lock);
+static struct hlist_head qp_by_ptr[1 << QP_HASH_BITS];
 static struct hlist_head qp_by_lqpn[1 << QP_HASH_BITS];
 static struct hlist_head qp_by_remote[1 << QP_HASH_BITS];
 static struct hlist_head use_hash[1 << USE_HASH_BITS];
-static u32 qp_count;
+static u32 qp_count;		/* entries in any state */
+static u32 qp_live;		/* LIVE entries */
 static u32 qp_generation;
+static u64 qp_next_id = 1;
 
 static u32 lqpn_hash(u32 lqpn)
 {
@@ -60,6 +83,11 @@ static u32 remote_hash(const struct in6_addr *remote, u32 rqpn, int bits)
 {
 	return hash_32(jhash2((__force const u32 *)remote->s6_addr32, 4, rqpn),
 		       bits);
+}
+
+static struct hlist_head *ptr_head(const struct ib_qp *qp)
+{
+	return &qp_by_ptr[hash_ptr(qp, QP_HASH_BITS)];
 }
 
 static struct sport_use *use_find(const struct in6_addr *remote, u16 sport)
@@ -110,54 +138,74 @@ static void use_dec(const struct in6_addr *remote, u16 sport)
 	}
 }
 
-static void unlink_qp(struct rocepath_qp *e)
+static void link_live(struct rocepath_qp *e)
 {
 	lockdep_assert_held(&qp_lock);
-	hlist_del_rcu(&e->lnode);
-	hlist_del_rcu(&e->rnode);
+	e->state = QP_LIVE;
+	hlist_add_head_rcu(&e->lnode, &qp_by_lqpn[lqpn_hash(e->info.lqpn)]);
+	hlist_add_head_rcu(&e->rnode,
+			   &qp_by_remote[remote_hash(&e->info.remote,
+						     e->info.rqpn,
+						     QP_HASH_BITS)]);
+	qp_live++;
+	qp_generation++;
+}
+
+static void unlink_live(struct rocepath_qp *e)
+{
+	lockdep_assert_held(&qp_lock);
+	if (e->state != QP_LIVE)
+		return;
+	hlist_del_init_rcu(&e->lnode);
+	hlist_del_init_rcu(&e->rnode);
+	qp_live--;
+	qp_generation++;
+}
+
+static void drop_qp(struct rocepath_qp *e)
+{
+	lockdep_assert_held(&qp_lock);
+	unlink_live(e);
+	hlist_del_rcu(&e->pnode);
 	use_dec(&e->info.remote, e->info.sport);
 	qp_count--;
-	qp_generation++;
 	kfree_rcu(e, rcu);
 }
 
-static struct rocepath_qp *find_qp(const struct ib_qp *qp, u32 lqpn)
+static struct rocepath_qp *find_id(const struct ib_qp *qp, u64 id)
 {
 	struct rocepath_qp *e;
 
-	hlist_for_each_entry(e, &qp_by_lqpn[lqpn_hash(lqpn)], lnode)
-		if (e->qp == qp)
+	hlist_for_each_entry(e, ptr_head(qp), pnode)
+		if (e->qp == qp && e->id == id)
 			return e;
 	return NULL;
 }
 
 /**
- * rocepath_qp_add - record a QP and choose its port
+ * rocepath_qp_begin - a modify gives a QP its path: choose the port
  * @qp: the QP being modified
  * @info: the QP's key fields; sport is set to the default port on entry
  *	and to the chosen port on return
  * @sports: ports of the matching rule, ascending, or NULL
  * @nsports: number of @sports
- * @tracked: set to whether the QP entered the table (false when full)
  *
- * The choice and the count update happen under one lock, so concurrent
- * modifies spread evenly. Returns the chosen port.
+ * Records a PENDING entry that rocepath_qp_end() makes LIVE or drops once
+ * the driver has answered. The choice and the count update happen under
+ * one lock, so concurrent modifies spread evenly. Returns the entry's id,
+ * 0 when the QP could not be tracked (table full, no memory).
  */
-u16 rocepath_qp_add(const struct ib_qp *qp, struct rocepath_qp_info *info,
-		    const u16 *sports, unsigned int nsports, bool *tracked)
+u64 rocepath_qp_begin(const struct ib_qp *qp, struct rocepath_qp_info *info,
+		      const u16 *sports, unsigned int nsports)
 {
-	struct rocepath_qp *e, *old;
-	unsigned long flags;
+	struct rocepath_qp *e;
 	unsigned int i;
 	u32 best = U32_MAX;
+	u64 id = 0;
 
 	e = kmalloc(sizeof(*e), GFP_ATOMIC);
 
-	spin_lock_irqsave(&qp_lock, flags);
-	old = find_qp(qp, info->lqpn);
-	if (old)
-		unlink_qp(old);
-
+	spin_lock(&qp_lock);
 	for (i = 0; i < nsports; i++) {
 		u32 n = use_count(&info->remote, sports[i]);
 
@@ -168,79 +216,163 @@ u16 rocepath_qp_add(const struct ib_qp *qp, struct rocepath_qp_info *info,
 	}
 	info->pinned = nsports > 0;
 
-	*tracked = e && qp_count < max_qps;
-	if (*tracked) {
+	if (e && qp_count < max_qps) {
 		e->qp = qp;
 		e->ibdev = qp->device;
+		e->id = qp_next_id++;
+		e->state = QP_PENDING;
 		e->info = *info;
-		hlist_add_head_rcu(&e->lnode, &qp_by_lqpn[lqpn_hash(info->lqpn)]);
-		hlist_add_head_rcu(&e->rnode,
-				   &qp_by_remote[remote_hash(&info->remote,
-							     info->rqpn,
-							     QP_HASH_BITS)]);
+		INIT_HLIST_NODE(&e->lnode);
+		INIT_HLIST_NODE(&e->rnode);
+		hlist_add_head_rcu(&e->pnode, ptr_head(qp));
 		use_inc(&info->remote, info->sport);
 		qp_count++;
-		qp_generation++;
+		id = e->id;
 		e = NULL;
 	}
-	spin_unlock_irqrestore(&qp_lock, flags);
+	spin_unlock(&qp_lock);
 
 	kfree(e);
-	return info->sport;
+	return id;
 }
 
 /**
- * rocepath_qp_del - forget a QP that is being destroyed
+ * rocepath_qp_end - the driver answered the modify rocepath_qp_begin() saw
  * @qp: the QP
- * @info: filled with the entry removed, for the notification
+ * @id: what rocepath_qp_begin() returned
+ * @ok: the driver accepted the modify
+ * @gone: filled with the entry this one replaced (accepted) or with this
+ *	one (rejected; it was never announced)
+ * @live: filled with the entry now live, for the qp-add notification
  *
- * Returns true when the QP was tracked.
+ * Returns ROCEPATH_QP_ADDED and/or ROCEPATH_QP_REMOVED: which of @live and
+ * @gone were filled.
  */
-bool rocepath_qp_del(const struct ib_qp *qp, struct rocepath_qp_info *info)
+unsigned int rocepath_qp_end(const struct ib_qp *qp, u64 id, bool ok,
+			     struct rocepath_qp_info *gone,
+			     struct rocepath_qp_info *live)
 {
-	struct rocepath_qp *e;
-	unsigned long flags;
+	struct rocepath_qp *e, *old;
+	struct hlist_node *tmp;
+	unsigned int done = 0;
 
-	spin_lock_irqsave(&qp_lock, flags);
-	e = find_qp(qp, qp->qp_num);
-	if (e) {
-		*info = e->info;
-		unlink_qp(e);
+	spin_lock(&qp_lock);
+	e = find_id(qp, id);
+	if (!e || e->state != QP_PENDING)
+		goto out;
+	if (!ok) {
+		*gone = e->info;
+		drop_qp(e);
+		done = ROCEPATH_QP_REMOVED;
+		goto out;
 	}
-	spin_unlock_irqrestore(&qp_lock, flags);
-	return e;
+	/* The QP's earlier path, if any, is now replaced. */
+	hlist_for_each_entry_safe(old, tmp, ptr_head(qp), pnode) {
+		if (old->qp != qp || old == e || old->state != QP_LIVE)
+			continue;
+		*gone = old->info;
+		drop_qp(old);
+		done |= ROCEPATH_QP_REMOVED;
+	}
+	link_live(e);
+	*live = e->info;
+	done |= ROCEPATH_QP_ADDED;
+out:
+	spin_unlock(&qp_lock);
+	return done;
 }
 
-/* Drop every entry of a device that is going away. */
+/**
+ * rocepath_qp_destroy_begin - a destroy of @qp starts
+ * @qp: the QP
+ *
+ * Its entries leave the lookup chains (the QP sends nothing more) but are
+ * kept until the driver answers. Returns the id to hand to
+ * rocepath_qp_destroy_end(), 0 when the QP is not tracked.
+ */
+u64 rocepath_qp_destroy_begin(const struct ib_qp *qp)
+{
+	struct rocepath_qp *e;
+	u64 id = 0;
+
+	spin_lock(&qp_lock);
+	hlist_for_each_entry(e, ptr_head(qp), pnode) {
+		if (e->qp == qp && e->state == QP_LIVE) {
+			unlink_live(e);
+			e->state = QP_DYING;
+			id = e->id;
+			break;
+		}
+	}
+	spin_unlock(&qp_lock);
+	return id;
+}
+
+/**
+ * rocepath_qp_destroy_end - the driver answered a destroy
+ * @qp: the QP (its memory may already be reused: only @id identifies)
+ * @id: what rocepath_qp_destroy_begin() returned
+ * @ok: the QP is gone
+ * @info: filled with the entry removed, for the qp-del notification
+ *
+ * Returns true when an entry was removed; a refused destroy makes the
+ * entry LIVE again.
+ */
+bool rocepath_qp_destroy_end(const struct ib_qp *qp, u64 id, bool ok,
+			     struct rocepath_qp_info *info)
+{
+	struct rocepath_qp *e;
+	bool removed = false;
+
+	spin_lock(&qp_lock);
+	e = find_id(qp, id);
+	if (e && e->state == QP_DYING) {
+		if (ok) {
+			*info = e->info;
+			drop_qp(e);
+			removed = true;
+		} else {
+			link_live(e);
+		}
+	}
+	spin_unlock(&qp_lock);
+	return removed;
+}
+
+/*
+ * Drop every entry of a device that is going away (all with NULL), a few
+ * buckets per lock hold: process context, so others get the lock between.
+ */
 void rocepath_qp_del_device(const struct ib_device *ibdev)
 {
 	struct hlist_node *tmp;
 	struct rocepath_qp *e;
-	unsigned long flags;
-	unsigned int i;
+	unsigned int i, j;
 
-	spin_lock_irqsave(&qp_lock, flags);
-	for (i = 0; i < ARRAY_SIZE(qp_by_lqpn); i++)
-		hlist_for_each_entry_safe(e, tmp, &qp_by_lqpn[i], lnode)
-			if (!ibdev || e->ibdev == ibdev)
-				unlink_qp(e);
-	spin_unlock_irqrestore(&qp_lock, flags);
+	for (i = 0; i < ARRAY_SIZE(qp_by_ptr); i += QP_WALK_BATCH) {
+		spin_lock(&qp_lock);
+		for (j = i; j < i + QP_WALK_BATCH && j < ARRAY_SIZE(qp_by_ptr); j++)
+			hlist_for_each_entry_safe(e, tmp, &qp_by_ptr[j], pnode)
+				if (!ibdev || e->ibdev == ibdev)
+					drop_qp(e);
+		spin_unlock(&qp_lock);
+		cond_resched();
+	}
 }
 
 u32 rocepath_qp_sport_count(const struct in6_addr *remote, u16 sport)
 {
-	unsigned long flags;
 	u32 n;
 
-	spin_lock_irqsave(&qp_lock, flags);
+	spin_lock(&qp_lock);
 	n = use_count(remote, sport);
-	spin_unlock_irqrestore(&qp_lock, flags);
+	spin_unlock(&qp_lock);
 	return n;
 }
 
 void rocepath_qp_get_stats(struct rocepath_qp_stats *s)
 {
-	s->qps = READ_ONCE(qp_count);
+	s->qps = READ_ONCE(qp_live);
 	s->qps_max = max_qps;
 }
 
@@ -267,7 +399,6 @@ bool rocepath_qp_lookup(const struct net_device *ndev, u32 lqpn,
 	rcu_read_unlock();
 	return found;
 }
-EXPORT_SYMBOL_GPL(rocepath_qp_lookup);
 
 bool rocepath_qp_lookup_remote(const struct net_device *ndev,
 			       const struct in6_addr *remote, u32 rqpn,
@@ -290,7 +421,6 @@ bool rocepath_qp_lookup_remote(const struct net_device *ndev,
 	rcu_read_unlock();
 	return found;
 }
-EXPORT_SYMBOL_GPL(rocepath_qp_lookup_remote);
 
 static int put_addr(struct sk_buff *skb, int type, const struct in6_addr *a,
 		    bool v4)
@@ -406,6 +536,7 @@ void rocepath_qp_exit(void)
 	unsigned int i;
 
 	rocepath_qp_del_device(NULL);
+	/* Every entry took a port use; none may be left. */
 	for (i = 0; i < ARRAY_SIZE(use_hash); i++)
 		hlist_for_each_entry_safe(u, tmp, &use_hash[i], node) {
 			hlist_del(&u->node);

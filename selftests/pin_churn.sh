@@ -7,7 +7,10 @@
 # port); an exact rule beats the path set; a device-scoped path set beats a
 # global one; qp-get and qp-add-ntf name the rule that matched (its key as
 # installed); without a rule a QP is listed unpinned, with no rule, on its
-# default port.
+# default port; an RTR the driver rejects leaves no entry, no port count and
+# is counted in qps-rolled-back, a later valid RTR pins normally, and a
+# rejected re-modify leaves the QP's entry as it was, also over 1,000
+# cycles; notifications announce only what the driver accepted.
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/pin_lib.sh"
@@ -70,6 +73,11 @@ release() {
 	resume
 	exec 7>&-
 	wait "$KEEP_PID"
+}
+
+# ntfs_ge N: the monitor has printed at least N qp notifications.
+ntfs_ge() {
+	[ "$(grep -c '^NTF qp-' "$RUN_DIR/monitor.out")" -ge "$1" ]
 }
 
 ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50003, 50002, 50001, 50000]}}" >/dev/null
@@ -177,5 +185,73 @@ out=$(ynl_fast --dump pin-get)
 echo "$out" | grep -q "'sport-qps': \[0, 0\]" &&
 	ksft_pass "10,000 cycles: per-port counts back to 0" ||
 	ksft_fail "10,000 cycles: per-port counts back to 0 ($out)"
+
+# 6. A modify the driver rejects (path MTU above the port's maximum), after
+# the hook pinned the QP, is rolled back. pin_qp_churn -f -k: a rejected
+# INIT->RTR, a pause, the valid RTR, then a rejected re-modify (another
+# rqpn), which must put the QP's entry back as it was.
+rb0=$(stat qps-rolled-back)
+python3 selftests/pin_ynl.py monitor 300 >"$RUN_DIR/monitor.out" 2>&1 &
+mon=$!
+retry 120 0.5 grep -q READY "$RUN_DIR/monitor.out"
+rm -f "$FIFO"
+mkfifo "$FIFO"
+"$CHURN" -d "$IBDEV" -g "$GIDX" -a "$PEER_IP4" -n 1 -k -f \
+	<"$FIFO" >"$RUN_DIR/keep.out" 2>&1 &
+KEEP_PID=$!
+exec 7>"$FIFO"
+if retry 60 0.5 grep -q "^rtr-fail 0 " "$RUN_DIR/keep.out"; then
+	ksft_pass "an RTR with a path MTU above the port's maximum fails in the driver"
+else
+	sed 's/^/# /' "$RUN_DIR/keep.out"
+	ksft_fail "an RTR with a path MTU above the port's maximum fails in the driver"
+fi
+got=$(qps | wc -l)
+[ "$got" = 0 ] && ksft_pass "a failed RTR leaves no entry in qp-get" ||
+	ksft_fail "a failed RTR leaves no entry in qp-get ($(qps))"
+out=$(ynl_fast --dump pin-get)
+echo "$out" | grep -q "'sport-qps': \[0, 0\]" &&
+	ksft_pass "a failed RTR leaves no live-QP count on its port" ||
+	ksft_fail "a failed RTR leaves no live-QP count on its port ($out)"
+rb1=$(stat qps-rolled-back)
+[ "$((rb1 - rb0))" = 1 ] && ksft_pass "a failed RTR counts in qps-rolled-back" ||
+	ksft_fail "a failed RTR counts in qps-rolled-back (got $((rb1 - rb0)))"
+resume
+retry 60 0.5 grep -q "^qp 0 " "$RUN_DIR/keep.out"
+grep -q "^re-rtr-fail 0 " "$RUN_DIR/keep.out" ||
+	{ sed 's/^/# /' "$RUN_DIR/keep.out"; log "the re-modify did not fail"; }
+got=$(qps | awk '{ print $2, $3, $4, $6 }')
+[ "$got" = "4660 50000 1 remote=$R4" ] &&
+	ksft_pass "a valid RTR after a failed one pins normally; a failed re-modify keeps it" ||
+	ksft_fail "a valid RTR after a failed one pins normally; a failed re-modify keeps it (got '$got')"
+out=$(ynl_fast --dump pin-get)
+rb2=$(stat qps-rolled-back)
+echo "$out" | grep -q "'sport-qps': \[1, 0\]" && [ "$((rb2 - rb0))" = 2 ] &&
+	ksft_pass "a failed re-modify is rolled back with its port count" ||
+	ksft_fail "a failed re-modify is rolled back with its port count ($((rb2 - rb0)) rollbacks, $out)"
+release
+retry 60 0.5 ntfs_ge 2
+sleep 1
+kill $mon 2>/dev/null
+wait $mon 2>/dev/null
+got=$(sed -n 's/^NTF \(qp-[a-z]*\)-ntf.*/\1/p' "$RUN_DIR/monitor.out" | tr '\n' ' ')
+[ "$got" = "qp-add qp-del " ] &&
+	ksft_pass "monitor: rejected modifies announce nothing; the accepted RTR and the destroy do" ||
+	ksft_fail "monitor: rejected modifies announce nothing; the accepted RTR and the destroy do (got '$got')"
+[ "$(stat qps)" = 0 ] && ksft_pass "rolled-back QPs leave nothing behind" ||
+	ksft_fail "rolled-back QPs leave nothing behind ($(stat qps) left)"
+
+# 7. 1,000 cycles of rejected RTR, RTR, rejected re-modify, destroy.
+rb0=$(stat qps-rolled-back)
+fails=$("$CHURN" -d "$IBDEV" -g "$GIDX" -a "$PEER_IP4" -n 1000 -f 2>&1 | grep -c "fail .*(expected)$")
+rb1=$(stat qps-rolled-back)
+left=$(stat qps)
+out=$(ynl_fast --dump pin-get)
+[ "$fails" = 2000 ] && [ "$((rb1 - rb0))" = 2000 ] && [ "$left" = 0 ] &&
+	echo "$out" | grep -q "'sport-qps': \[0, 0\]" &&
+	ksft_pass "1,000 cycles with 2,000 rejected modifies: all rolled back, nothing left" ||
+	ksft_fail "1,000 cycles with 2,000 rejected modifies: all rolled back, nothing left ($fails failed, $((rb1 - rb0)) rolled back, $left left, $out)"
+[ "$(stat probe-missed)" = 0 ] && ksft_pass "no modify or destroy went unwatched (probe-missed 0)" ||
+	ksft_fail "no modify or destroy went unwatched (probe-missed $(stat probe-missed))"
 
 ksft_exit

@@ -5,9 +5,15 @@
  * each step, so it serves both the stale-entry test (10,000 cycles leave
  * nothing behind) and the modify-QP cost benchmark.
  *
- *   pin_qp_churn -d IBDEV -g GID_INDEX -a REMOTE_IP [-n N] [-r RQPN] [-k]
+ *   pin_qp_churn -d IBDEV -g GID_INDEX -a REMOTE_IP [-n N] [-r RQPN] [-k] [-f]
  *   -k keeps the QPs (created and moved to RTR, destroyed only at exit,
  *      after a newline on stdin), to look at them with qp-get.
+ *   -f makes modifies fail in the driver, after the module's hook ran:
+ *      before the RTR of each QP an INIT->RTR with a path MTU above the
+ *      port's maximum (rxe, and every device: 4096 is the largest), and
+ *      after it the same bad modify again with another RQPN. Both must
+ *      fail; each prints a "rtr-fail"/"re-rtr-fail" line. With -k it
+ *      waits for a newline on stdin after the first failure of each QP.
  *
  * Built in the guest at test time: gcc -O2 -o X pin_qp_churn.c -libverbs
  */
@@ -41,12 +47,15 @@ static int to_init(struct ibv_qp *qp)
 			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 }
 
+/* Largest MTU of the verbs API; one above it is invalid everywhere. */
+#define BAD_MTU		((enum ibv_mtu)(IBV_MTU_4096 + 1))
+
 static int to_rtr(struct ibv_qp *qp, const union ibv_gid *dgid, int gidx,
-		  unsigned int rqpn)
+		  unsigned int rqpn, enum ibv_mtu mtu)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR,
-		.path_mtu = IBV_MTU_1024,
+		.path_mtu = mtu,
 		.dest_qp_num = rqpn,
 		.rq_psn = 0,
 		.max_dest_rd_atomic = 1,
@@ -68,6 +77,22 @@ static int to_rtr(struct ibv_qp *qp, const union ibv_gid *dgid, int gidx,
 			     IBV_QP_MIN_RNR_TIMER);
 }
 
+/* An RTR the driver must reject; 0 when it did. */
+static int bad_rtr(struct ibv_qp *qp, const union ibv_gid *dgid, int gidx,
+		   unsigned int rqpn, const char *what, unsigned int i)
+{
+	int err = to_rtr(qp, dgid, gidx, rqpn, BAD_MTU);
+
+	if (!err) {
+		fprintf(stderr, "pin_qp_churn: %s %u: RTR with path MTU %d succeeded\n",
+			what, i, BAD_MTU);
+		return -1;
+	}
+	printf("%s %u lqpn %u rqpn %u: %s (expected)\n", what, i, qp->qp_num,
+	       rqpn, strerror(err));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *devname = NULL, *remote = NULL;
@@ -77,12 +102,12 @@ int main(int argc, char **argv)
 	struct ibv_qp_init_attr qia = {};
 	struct ibv_context *ctx;
 	struct ibv_qp **keep = NULL;
-	int gidx = -1, c, k = 0;
+	int gidx = -1, c, k = 0, f = 0;
 	union ibv_gid dgid = {};
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 
-	while ((c = getopt(argc, argv, "d:g:a:n:r:k")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:a:n:r:kf")) != -1) {
 		switch (c) {
 		case 'd': devname = optarg; break;
 		case 'g': gidx = atoi(optarg); break;
@@ -90,6 +115,7 @@ int main(int argc, char **argv)
 		case 'n': n = strtoul(optarg, NULL, 0); break;
 		case 'r': rqpn = strtoul(optarg, NULL, 0); break;
 		case 'k': k = 1; break;
+		case 'f': f = 1; break;
 		default: goto usage;
 		}
 	}
@@ -150,12 +176,23 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		t_init += now_ns() - t;
+		if (f) {
+			if (bad_rtr(qp, &dgid, gidx, rqpn + i, "rtr-fail", i))
+				return 1;
+			if (k) {
+				fflush(stdout);
+				getchar();
+			}
+		}
 		t = now_ns();
-		if (to_rtr(qp, &dgid, gidx, rqpn + i)) {
+		if (to_rtr(qp, &dgid, gidx, rqpn + i, IBV_MTU_1024)) {
 			fprintf(stderr, "pin_qp_churn: RTR: %s\n", strerror(errno));
 			return 1;
 		}
 		t_rtr += now_ns() - t;
+		if (f && bad_rtr(qp, &dgid, gidx, rqpn + i + 0x100000,
+				 "re-rtr-fail", i))
+			return 1;
 		if (k) {
 			keep[i] = qp;
 			printf("qp %u lqpn %u rqpn %u\n", i, qp->qp_num, rqpn + i);
@@ -184,6 +221,6 @@ int main(int argc, char **argv)
 	return 0;
 
 usage:
-	fprintf(stderr, "usage: pin_qp_churn -d IBDEV -g GID_INDEX -a REMOTE_IP [-n N] [-r RQPN] [-k]\n");
+	fprintf(stderr, "usage: pin_qp_churn -d IBDEV -g GID_INDEX -a REMOTE_IP [-n N] [-r RQPN] [-k] [-f]\n");
 	return 1;
 }
