@@ -99,12 +99,18 @@ static void set_free(struct pin_set *s)
 	kvfree(s);
 }
 
+/*
+ * Readers: the hook, under rcu_read_lock(). Writers: pin-add, pin-del and
+ * the staging sets of pin-replace, under pin_lock (a staging set is never
+ * published, so pin_lock is all that protects it).
+ */
 static struct rocepath_pin *set_find(const struct pin_set *s,
 				     const struct rocepath_pin_key *k)
 {
 	struct rocepath_pin *p;
 
-	hlist_for_each_entry_rcu(p, bucket(s, k), node)
+	hlist_for_each_entry_rcu(p, bucket(s, k), node,
+				 lockdep_is_held(&pin_lock))
 		if (!memcmp(&p->key, k, sizeof(*k)))
 			return p;
 	return NULL;
