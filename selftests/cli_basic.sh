@@ -80,6 +80,7 @@ ok_json() {
 
 lsmod | grep -q '^rocepath ' && rmmod rocepath
 expect_fail "no module: clear error, exit 1" "family not found" -j pin show
+expect_fail "no module: error says how to load it" "modprobe rocepath" -j pin show
 
 insmod "$ROCEPATH_KO" || ksft_skip_all "cannot insmod $ROCEPATH_KO"
 defer rmmod rocepath
