@@ -68,6 +68,8 @@ static_assert(ROCEPATH_A_DCQCN_NP_CNP_PRIO ==
 static struct ib_client rocepath_dcqcn_client;
 static LIST_HEAD(rocepath_dcqcn_devs);
 static DEFINE_MUTEX(rocepath_dcqcn_lock);
+/* Bumped under rocepath_dcqcn_lock by every change, for dcqcn-get dumps. */
+static u32 dcqcn_generation;
 
 struct rocepath_dcqcn_dev *rocepath_dcqcn_find_rcu(const struct ib_device *ibdev)
 {
@@ -105,6 +107,7 @@ static int dcqcn_client_add(struct ib_device *ibdev)
 
 	mutex_lock(&rocepath_dcqcn_lock);
 	list_add_tail_rcu(&dd->node, &rocepath_dcqcn_devs);
+	dcqcn_generation++;
 	mutex_unlock(&rocepath_dcqcn_lock);
 	ib_set_client_data(ibdev, &rocepath_dcqcn_client, dd);
 	return 0;
@@ -118,6 +121,7 @@ static void dcqcn_client_remove(struct ib_device *ibdev, void *data)
 		return;
 	mutex_lock(&rocepath_dcqcn_lock);
 	list_del_rcu(&dd->node);
+	dcqcn_generation++;
 	mutex_unlock(&rocepath_dcqcn_lock);
 	/* No packet can find dd through the list any more; flows created
 	 * before this point are forgotten before dd is freed.
@@ -134,7 +138,7 @@ static struct ib_client rocepath_dcqcn_client = {
 };
 
 /* The net device under a soft-RoCE device, held, or NULL. */
-static struct net_device *dcqcn_netdev(struct rocepath_dcqcn_dev *dd)
+static struct net_device *dcqcn_netdev(const struct rocepath_dcqcn_dev *dd)
 {
 	struct net_device *ndev, *found = NULL;
 	struct ib_device *ibdev;
@@ -168,21 +172,18 @@ static bool dcqcn_fq_ok(struct net_device *ndev)
 	return ok;
 }
 
-static int dcqcn_fill(struct sk_buff *skb, struct rocepath_dcqcn_dev *dd,
-		      struct netlink_callback *cb)
+static int dcqcn_fill(struct sk_buff *skb, const void *obj,
+		      const struct rocepath_dump *d)
 {
+	const struct rocepath_dcqcn_dev *dd = obj;
 	struct net_device *ndev;
 	struct nlattr *nest;
-	void *hdr;
 	bool fq;
 	int i;
 
-	hdr = rocepath_dump_put(skb, cb, ROCEPATH_CMD_DCQCN_GET);
-	if (!hdr)
-		return -EMSGSIZE;
 	nest = nla_nest_start(skb, ROCEPATH_A_DCQCN);
 	if (!nest)
-		goto cancel;
+		return -EMSGSIZE;
 	if (nla_put_string(skb, ROCEPATH_A_DCQCN_IBDEV, dev_name(&dd->ibdev->dev)))
 		goto cancel;
 	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
@@ -198,43 +199,44 @@ static int dcqcn_fill(struct sk_buff *skb, struct rocepath_dcqcn_dev *dd,
 			goto cancel;
 	}
 	nla_nest_end(skb, nest);
-	genlmsg_end(skb, hdr);
 	return 0;
 
 cancel:
-	genlmsg_cancel(skb, hdr);
+	nla_nest_cancel(skb, nest);
 	return -EMSGSIZE;
 }
 
+/* A list is a table of one device per bucket: bucket @b is the b-th. */
+static bool dcqcn_walk(struct rocepath_dump *d, unsigned long b)
+{
+	struct rocepath_dcqcn_dev *dd;
+
+	lockdep_assert_held(&rocepath_dcqcn_lock);
+	list_for_each_entry(dd, &rocepath_dcqcn_devs, node) {
+		if (b--)
+			continue;
+		if (!d->ibdev || !strcmp(dev_name(&dd->ibdev->dev), d->ibdev))
+			rocepath_dump_obj(d, dd);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * One message per device. The helper resumes at the device that did not
+ * fit (the old loop ended the dump there instead when it was the first of
+ * a later pass, and failed it when it was the very first).
+ */
 int rocepath_nl_dcqcn_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
-	struct nlattr **attrs = rocepath_dump_attrs(cb);
-	struct rocepath_dcqcn_dev *dd;
-	const char *filter = NULL;
-	long idx = 0;
-	int err = 0;
-
-	if (attrs && attrs[ROCEPATH_A_IBDEV])
-		filter = nla_data(attrs[ROCEPATH_A_IBDEV]);
+	int ret;
 
 	mutex_lock(&rocepath_dcqcn_lock);
-	list_for_each_entry(dd, &rocepath_dcqcn_devs, node) {
-		if (filter && strcmp(dev_name(&dd->ibdev->dev), filter))
-			continue;
-		if (idx++ < cb->args[0])
-			continue;
-		err = dcqcn_fill(skb, dd, cb);
-		if (err) {
-			idx--;
-			break;
-		}
-	}
+	ret = rocepath_dump_run(skb, cb, dcqcn_generation, dcqcn_walk,
+				dcqcn_fill);
 	mutex_unlock(&rocepath_dcqcn_lock);
-	cb->args[0] = idx;
-	if (err && idx == 0)
-		return err;
-	return skb->len;
+	return ret;
 }
 
 int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -292,6 +294,7 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
 		WRITE_ONCE(dd->p[i], val[i]);
+	dcqcn_generation++;
 	if (dd->soft && val[RP_DCQCN_RP_ENABLE]) {
 		struct net_device *ndev = dcqcn_netdev(dd);
 

@@ -17,7 +17,6 @@ void rocepath_dev_exit(void);
 int rocepath_dev_index(const char *name, u32 *index);
 /* Name of the RDMA device with @index; false when unknown. Any context. */
 bool rocepath_dev_name(u32 index, char *buf, size_t len);
-int rocepath_dev_dump(struct sk_buff *skb, struct netlink_callback *cb,
-		      const char *ibdev);
+int rocepath_dev_dump(struct sk_buff *skb, struct netlink_callback *cb);
 
 #endif /* _ROCEPATH_DEV_H */

@@ -125,24 +125,74 @@ static int reply_generation(struct genl_info *info, u32 gen)
 	return genlmsg_reply(msg, info);
 }
 
-/*
- * The ibdev filter of a dump request. Parsed here rather than through
- * genl_dumpit_info()/genl_info_dump(), whose shape differs between 6.1
- * and 6.12; the core has already validated the message with the policy.
- */
-static const char *dump_ibdev(struct netlink_callback *cb)
+bool rocepath_dump_obj(struct rocepath_dump *d, const void *obj)
 {
-	struct nlattr *tb[ROCEPATH_A_MAX + 1];
+	void *hdr;
+	int err;
 
-	if (nlmsg_parse(cb->nlh, GENL_HDRLEN, tb, ROCEPATH_A_MAX,
-			rocepath_nl_policy, NULL) || !tb[ROCEPATH_A_IBDEV])
-		return NULL;
-	return nla_data(tb[ROCEPATH_A_IBDEV]);
+	if (d->idx++ < d->skip)
+		return true;
+	hdr = genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid,
+			  d->cb->nlh->nlmsg_seq, &rocepath_nl_family,
+			  NLM_F_MULTI, d->cmd);
+	if (!hdr)
+		goto full;
+	err = d->fill(d->skb, obj, d);
+	if (err == ROCEPATH_DUMP_SKIP) {
+		genlmsg_cancel(d->skb, hdr);
+		return true;
+	}
+	if (err) {
+		genlmsg_cancel(d->skb, hdr);
+		goto full;
+	}
+	genl_dump_check_consistent(d->cb, hdr);
+	genlmsg_end(d->skb, hdr);
+	return true;
+
+full:
+	/* This object is the first of the next pass. */
+	d->idx--;
+	d->err = -EMSGSIZE;
+	return false;
+}
+
+int rocepath_dump_run(struct sk_buff *skb, struct netlink_callback *cb,
+		      u32 gen, rocepath_dump_walk_t walk,
+		      rocepath_dump_fill_t fill)
+{
+	const struct genlmsghdr *ghdr = nlmsg_data(cb->nlh);
+	struct nlattr **attrs = rocepath_dump_attrs(cb);
+	struct rocepath_dump d = {
+		.skb	= skb,
+		.cb	= cb,
+		.gen	= gen,
+		.fill	= fill,
+		.cmd	= ghdr->cmd,
+	};
+	unsigned long b;
+
+	if (attrs && attrs[ROCEPATH_A_IBDEV])
+		d.ibdev = nla_data(attrs[ROCEPATH_A_IBDEV]);
+	/* 0 would mean "no sequence yet" to genl_dump_check_consistent(). */
+	cb->seq = gen + 1 ?: 1;
+
+	for (b = cb->args[0], d.skip = cb->args[1];; b++, d.skip = 0) {
+		d.idx = 0;
+		if (!walk(&d, b) || d.err)
+			break;
+	}
+	cb->args[0] = b;
+	cb->args[1] = d.err ? d.idx : 0;
+	/* An object that does not fit even an empty buffer never will. */
+	if (d.err && !skb->len)
+		return d.err;
+	return skb->len;
 }
 
 int rocepath_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	return rocepath_dev_dump(skb, cb, dump_ibdev(cb));
+	return rocepath_dev_dump(skb, cb);
 }
 
 int rocepath_nl_pin_add_doit(struct sk_buff *skb, struct genl_info *info)
@@ -207,7 +257,7 @@ int rocepath_nl_pin_replace_doit(struct sk_buff *skb, struct genl_info *info)
 
 int rocepath_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	return rocepath_qp_dump(skb, cb, dump_ibdev(cb));
+	return rocepath_qp_dump(skb, cb);
 }
 
 static int put_u64(struct sk_buff *skb, int type, u64 v)

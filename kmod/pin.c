@@ -526,50 +526,38 @@ cancel:
 	return -EMSGSIZE;
 }
 
+static int dump_fill(struct sk_buff *skb, const void *obj,
+		     const struct rocepath_dump *d)
+{
+	return fill(skb, obj, d->gen);
+}
+
+static bool dump_walk(struct rocepath_dump *d, unsigned long b)
+{
+	struct pin_set *s = rcu_dereference(live);
+	struct rocepath_pin *p;
+
+	if (!s || b >= (1UL << s->hbits))
+		return false;
+	hlist_for_each_entry_rcu(p, &s->buckets[b], node)
+		if (!rocepath_dump_obj(d, p))
+			break;
+	return true;
+}
+
 /*
- * One message per rule, each with the generation. cb->args[0] is the
- * bucket, cb->args[1] the rules of it already sent; cb->seq follows the
- * generation so a dump racing a change is flagged NLM_F_DUMP_INTR.
+ * One message per rule, each with the generation, which is also the dump's
+ * sequence: a dump racing a change is flagged NLM_F_DUMP_INTR.
  */
 int rocepath_pin_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	unsigned long b = cb->args[0], skip = cb->args[1], idx = 0;
-	struct rocepath_pin *p;
-	struct pin_set *s;
-	int err = 0;
-	u32 gen;
+	int ret;
 
 	rcu_read_lock();
-	gen = READ_ONCE(pin_generation);
-	cb->seq = gen + 1;
-	s = rcu_dereference(live);
-	for (; s && b < (1UL << s->hbits); b++, skip = 0) {
-		idx = 0;
-		hlist_for_each_entry_rcu(p, &s->buckets[b], node) {
-			void *hdr;
-
-			if (idx++ < skip)
-				continue;
-			hdr = rocepath_dump_put(skb, cb, ROCEPATH_CMD_PIN_GET);
-			if (!hdr) {
-				err = -EMSGSIZE;
-				goto out;
-			}
-			if (fill(skb, p, gen)) {
-				genlmsg_cancel(skb, hdr);
-				err = -EMSGSIZE;
-				goto out;
-			}
-			genlmsg_end(skb, hdr);
-		}
-	}
-out:
+	ret = rocepath_dump_run(skb, cb, READ_ONCE(pin_generation), dump_walk,
+				dump_fill);
 	rcu_read_unlock();
-	cb->args[0] = b;
-	cb->args[1] = err ? idx - 1 : 0;
-	if (err && skb->len)
-		return skb->len;
-	return err;
+	return ret;
 }
 
 void rocepath_pin_get_stats(struct rocepath_pin_stats *s)
