@@ -22,42 +22,39 @@
 #include "netlink.h"
 
 struct dcqcn_param_desc {
-	const char *name;
-	const char *msg;
-	u32 min;
-	u32 max;
 	u32 def;
 };
 
-#define P(_name, _min, _max, _def) {					\
-	.name = #_name, .min = _min, .max = _max, .def = _def,		\
-	.msg = #_name " out of range " #_min ".." #_max,		\
-}
+#define P(_def) { .def = _def, }
 
-/* Ranges follow the firmware fields; defaults are the published defaults. */
+/*
+ * The published defaults. The ranges, which follow the firmware fields,
+ * are in the YNL spec (checks: min/max) and enforced by the generated
+ * policy; the spec's attribute docs give these defaults too.
+ */
 static const struct dcqcn_param_desc dcqcn_desc[RP_DCQCN_NPARAMS] = {
-	[RP_DCQCN_NP_ENABLE]			= P(np_enable, 0, 1, 0),
-	[RP_DCQCN_RP_ENABLE]			= P(rp_enable, 0, 1, 0),
-	[RP_DCQCN_RP_CLAMP_TGT_RATE]		= P(rp_clamp_tgt_rate, 0, 1, 0),
-	[RP_DCQCN_RP_CLAMP_TGT_RATE_ATI]	= P(rp_clamp_tgt_rate_ati, 0, 1, 1),
-	[RP_DCQCN_RP_TIME_RESET]		= P(rp_time_reset, 1, 131071, 300),
-	[RP_DCQCN_RP_BYTE_RESET]		= P(rp_byte_reset, 0, 32767, 32767),
-	[RP_DCQCN_RP_THRESHOLD]			= P(rp_threshold, 1, 31, 1),
-	[RP_DCQCN_RP_AI_RATE]			= P(rp_ai_rate, 1, 400000, 5),
-	[RP_DCQCN_RP_MAX_RATE]			= P(rp_max_rate, 0, 400000, 0),
-	[RP_DCQCN_RP_HAI_RATE]			= P(rp_hai_rate, 1, 400000, 50),
-	[RP_DCQCN_RP_MIN_DEC_FAC]		= P(rp_min_dec_fac, 1, 100, 50),
-	[RP_DCQCN_RP_MIN_RATE]			= P(rp_min_rate, 0, 400000, 1),
-	[RP_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP]	= P(rp_rate_to_set_on_first_cnp, 0, 400000, 0),
-	[RP_DCQCN_RP_DCE_TCP_G]			= P(rp_dce_tcp_g, 0, 1023, 1019),
-	[RP_DCQCN_RP_DCE_TCP_RTT]		= P(rp_dce_tcp_rtt, 1, 131071, 1),
-	[RP_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD] = P(rp_rate_reduce_monitor_period, 0, 131071, 4),
-	[RP_DCQCN_RP_INITIAL_ALPHA_VALUE]	= P(rp_initial_alpha_value, 0, 1023, 1023),
-	[RP_DCQCN_RP_GD]			= P(rp_gd, 0, 15, 11),
-	[RP_DCQCN_NP_MIN_TIME_BETWEEN_CNPS]	= P(np_min_time_between_cnps, 0, 4095000, 4),
-	[RP_DCQCN_NP_CNP_DSCP]			= P(np_cnp_dscp, 0, 63, 48),
-	[RP_DCQCN_NP_CNP_PRIO_MODE]		= P(np_cnp_prio_mode, 0, 1, 1),
-	[RP_DCQCN_NP_CNP_PRIO]			= P(np_cnp_prio, 0, 7, 6),
+	[RP_DCQCN_NP_ENABLE]			= P(0),
+	[RP_DCQCN_RP_ENABLE]			= P(0),
+	[RP_DCQCN_RP_CLAMP_TGT_RATE]		= P(0),
+	[RP_DCQCN_RP_CLAMP_TGT_RATE_ATI]	= P(1),
+	[RP_DCQCN_RP_TIME_RESET]		= P(300),
+	[RP_DCQCN_RP_BYTE_RESET]		= P(32767),
+	[RP_DCQCN_RP_THRESHOLD]			= P(1),
+	[RP_DCQCN_RP_AI_RATE]			= P(5),
+	[RP_DCQCN_RP_MAX_RATE]			= P(0),
+	[RP_DCQCN_RP_HAI_RATE]			= P(50),
+	[RP_DCQCN_RP_MIN_DEC_FAC]		= P(50),
+	[RP_DCQCN_RP_MIN_RATE]			= P(1),
+	[RP_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP]	= P(0),
+	[RP_DCQCN_RP_DCE_TCP_G]			= P(1019),
+	[RP_DCQCN_RP_DCE_TCP_RTT]		= P(1),
+	[RP_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD] = P(4),
+	[RP_DCQCN_RP_INITIAL_ALPHA_VALUE]	= P(1023),
+	[RP_DCQCN_RP_GD]			= P(11),
+	[RP_DCQCN_NP_MIN_TIME_BETWEEN_CNPS]	= P(4),
+	[RP_DCQCN_NP_CNP_DSCP]			= P(48),
+	[RP_DCQCN_NP_CNP_PRIO_MODE]		= P(1),
+	[RP_DCQCN_NP_CNP_PRIO]			= P(6),
 };
 
 #define DCQCN_ATTR(i)	(ROCEPATH_A_DCQCN_NP_ENABLE + (i))
@@ -244,11 +241,14 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[ROCEPATH_A_DCQCN_MAX + 1];
 	struct rocepath_dcqcn_dev *dd;
 	u32 val[RP_DCQCN_NPARAMS];
-	struct nlattr *a;
 	int err, i;
 
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
 	if (GENL_REQ_ATTR_CHECK(info, ROCEPATH_A_DCQCN))
 		return -EINVAL;
+	/* Ranges are the policy's (from the spec): out of range never gets here. */
 	err = nla_parse_nested(tb, ROCEPATH_A_DCQCN_MAX, info->attrs[ROCEPATH_A_DCQCN],
 			       rocepath_dcqcn_nl_policy, info->extack);
 	if (err)
@@ -257,6 +257,13 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ROCEPATH_A_DCQCN],
 				    "dcqcn set needs the device name");
 		return -EINVAL;
+	}
+	for (i = ROCEPATH_A_DCQCN_SOFT; i <= ROCEPATH_A_DCQCN_FQ_MISSING; i++) {
+		if (tb[i]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[i],
+					    "attribute is output only");
+			return -EINVAL;
+		}
 	}
 
 	mutex_lock(&rocepath_dcqcn_lock);
@@ -267,22 +274,10 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENODEV;
 		goto unlock;
 	}
-	/* Validate everything first: a rejected request changes nothing. */
-	for (i = 0; i < RP_DCQCN_NPARAMS; i++) {
-		val[i] = dd->p[i];
-		a = tb[DCQCN_ATTR(i)];
-		if (!a)
-			continue;
-		val[i] = nla_get_u32(a);
-		if (val[i] < dcqcn_desc[i].min || val[i] > dcqcn_desc[i].max) {
-			/* NL_SET_ERR_MSG() takes literals only */
-			NL_SET_BAD_ATTR(info->extack, a);
-			if (info->extack)
-				info->extack->_msg = dcqcn_desc[i].msg;
-			err = -ERANGE;
-			goto unlock;
-		}
-	}
+	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
+		val[i] = tb[DCQCN_ATTR(i)] ? nla_get_u32(tb[DCQCN_ATTR(i)]) :
+					     dd->p[i];
+	/* Cross-field: the policy checks each value on its own. */
 	if (val[RP_DCQCN_RP_MAX_RATE] &&
 	    val[RP_DCQCN_RP_MIN_RATE] > val[RP_DCQCN_RP_MAX_RATE]) {
 		NL_SET_ERR_MSG_ATTR(info->extack,

@@ -20,6 +20,7 @@
 #include "dev.h"
 #include "flow.h"
 #include "netlink.h"
+#include "netlink-req.h"
 #include "pin.h"
 #include "qp.h"
 #include "stats.h"
@@ -125,6 +126,35 @@ static int reply_generation(struct genl_info *info, u32 gen)
 	return genlmsg_reply(msg, info);
 }
 
+/*
+ * The family policy is the union of every op's request attributes (ynl-gen
+ * cannot emit per-op policies for this family, see netlink.rst); this
+ * narrows it to the attributes the spec lists for the op at hand.
+ */
+static int req_check(struct nlattr **attrs, u8 cmd,
+		     struct netlink_ext_ack *extack)
+{
+	u64 ok = cmd < ARRAY_SIZE(rocepath_req_attrs) ?
+		 rocepath_req_attrs[cmd] : 0;
+	int i;
+
+	if (!attrs)
+		return 0;
+	for (i = 1; i <= ROCEPATH_A_MAX; i++) {
+		if (attrs[i] && !(ok & BIT_ULL(i))) {
+			NL_SET_ERR_MSG_ATTR(extack, attrs[i],
+					    "attribute not valid for this operation");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int rocepath_nl_req_check(struct genl_info *info)
+{
+	return req_check(info->attrs, info->genlhdr->cmd, info->extack);
+}
+
 bool rocepath_dump_obj(struct rocepath_dump *d, const void *obj)
 {
 	void *hdr;
@@ -171,7 +201,14 @@ int rocepath_dump_run(struct sk_buff *skb, struct netlink_callback *cb,
 		.cmd	= ghdr->cmd,
 	};
 	unsigned long b;
+	int err;
 
+	if (!cb->args[2]) {
+		err = req_check(attrs, ghdr->cmd, cb->extack);
+		if (err)
+			return err;
+		cb->args[2] = 1;
+	}
 	if (attrs && attrs[ROCEPATH_A_IBDEV])
 		d.ibdev = nla_data(attrs[ROCEPATH_A_IBDEV]);
 	/* 0 would mean "no sequence yet" to genl_dump_check_consistent(). */
@@ -200,6 +237,9 @@ int rocepath_nl_pin_add_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 gen;
 	int err;
 
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
 	if (GENL_REQ_ATTR_CHECK(info, ROCEPATH_A_PIN))
 		return -EINVAL;
 	err = rocepath_pin_add(info->attrs[ROCEPATH_A_PIN], info->extack, &gen);
@@ -214,6 +254,9 @@ int rocepath_nl_pin_del_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 gen;
 	int err;
 
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
 	if (GENL_REQ_ATTR_CHECK(info, ROCEPATH_A_PIN))
 		return -EINVAL;
 	err = rocepath_pin_del(info->attrs[ROCEPATH_A_PIN], info->extack, &gen);
@@ -233,6 +276,9 @@ int rocepath_nl_pin_flush_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 gen;
 	int err;
 
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
 	err = rocepath_pin_flush(&gen);
 	if (err)
 		return err;
@@ -245,6 +291,9 @@ int rocepath_nl_pin_replace_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 flags = 0, gen;
 	int err;
 
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
 	if (info->attrs[ROCEPATH_A_REPLACE_FLAGS])
 		flags = nla_get_u32(info->attrs[ROCEPATH_A_REPLACE_FLAGS]);
 	err = rocepath_pin_replace(info, &gen);
@@ -317,7 +366,11 @@ int rocepath_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *msg;
 	void *hdr;
+	int err;
 
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;

@@ -28,6 +28,9 @@ static inline struct nlattr **rocepath_dump_attrs(struct netlink_callback *cb)
 #endif
 }
 
+/* Reject the top-level attributes the spec does not list for this op. */
+int rocepath_nl_req_check(struct genl_info *info);
+
 struct rocepath_dump;
 
 /*
@@ -51,7 +54,8 @@ typedef bool (*rocepath_dump_walk_t)(struct rocepath_dump *d,
  * struct rocepath_dump - one pass of a resumable dump
  * @skb: the message buffer of this pass
  * @cb: the dump; cb->args[0] is the bucket to resume at, cb->args[1] the
- *	objects of that bucket already sent
+ *	objects of that bucket already sent, cb->args[2] set once the request
+ *	has been checked
  * @ibdev: the request's ibdev filter, or NULL
  * @gen: the table's change counter, read under the walker's lock
  * @fill: puts one object

@@ -174,7 +174,9 @@ static int cmp_u16(const void *a, const void *b)
 
 /*
  * Parse one pin nest into a new rule (sports only when @sports_needed).
- * The policy has already checked types, port range and QPN range.
+ * The policy has already checked types, port range and QPN range. The
+ * remote's length is checked here: ynl-gen cannot put a binary length
+ * range (min-len with max-len) into a policy.
  */
 static struct rocepath_pin *parse(const struct nlattr *nest,
 				  bool sports_needed,
@@ -191,6 +193,12 @@ static struct rocepath_pin *parse(const struct nlattr *nest,
 	if (err)
 		goto err;
 
+	if (tb[ROCEPATH_A_PIN_SPORT_QPS]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[ROCEPATH_A_PIN_SPORT_QPS],
+				    "attribute is output only");
+		err = -EINVAL;
+		goto err;
+	}
 	if (!tb[ROCEPATH_A_PIN_REMOTE]) {
 		NL_SET_ERR_MSG_ATTR(extack, nest, "pin needs a remote address");
 		err = -EINVAL;
