@@ -25,8 +25,16 @@
 #include "qp.h"
 #include "stats.h"
 
-/* Notifications queued from atomic context wait here, bounded. */
-#define NTF_QUEUE_MAX	4096
+/*
+ * Notifications from atomic context (the hook) wait in ntf_queue for a work
+ * item to multicast them. The queue is bounded by the memory its messages
+ * take (truesize), not by their number: what does not fit is dropped and
+ * counted.
+ */
+static unsigned int max_ntf_bytes = 1024 * 1024;
+module_param(max_ntf_bytes, uint, 0444);
+MODULE_PARM_DESC(max_ntf_bytes,
+		 "Limit in bytes on notifications queued from the hook (default 1 MiB)");
 
 static const struct genl_multicast_group rocepath_mcgrps[] = {
 	[ROCEPATH_NLGRP_MONITOR] = { .name = ROCEPATH_MCGRP_MONITOR, },
@@ -46,17 +54,46 @@ struct genl_family rocepath_nl_family __ro_after_init = {
 };
 
 static struct sk_buff_head ntf_queue;
+static unsigned int ntf_queued_bytes;	/* under ntf_queue.lock */
+static atomic64_t ntf_dropped;
 
 static void ntf_work_fn(struct work_struct *work)
 {
 	struct sk_buff *skb;
+	unsigned long flags;
 
-	while ((skb = skb_dequeue(&ntf_queue)))
+	for (;;) {
+		spin_lock_irqsave(&ntf_queue.lock, flags);
+		skb = __skb_dequeue(&ntf_queue);
+		if (skb)
+			ntf_queued_bytes -= skb->truesize;
+		spin_unlock_irqrestore(&ntf_queue.lock, flags);
+		if (!skb)
+			break;
 		genlmsg_multicast(&rocepath_nl_family, skb, 0,
 				  ROCEPATH_NLGRP_MONITOR, GFP_KERNEL);
+	}
 }
 
 static DECLARE_WORK(ntf_work, ntf_work_fn);
+
+/*
+ * Payload size of a notification: exact for the ones the hook sends from
+ * atomic context, a page for device notifications (process context, GIDs
+ * and hardware counters of unknown number).
+ */
+static size_t ntf_size(u8 cmd)
+{
+	switch (cmd) {
+	case ROCEPATH_CMD_QP_ADD_NTF:
+	case ROCEPATH_CMD_QP_DEL_NTF:
+		return rocepath_qp_fill_size();
+	case ROCEPATH_CMD_PINS_REPLACED_NTF:
+		return nla_total_size(sizeof(u32));
+	default:
+		return NLMSG_GOODSIZE;
+	}
+}
 
 struct sk_buff *rocepath_nl_ntf_new(u8 cmd, gfp_t gfp, void **hdr)
 {
@@ -65,29 +102,43 @@ struct sk_buff *rocepath_nl_ntf_new(u8 cmd, gfp_t gfp, void **hdr)
 	if (!genl_has_listeners(&rocepath_nl_family, &init_net,
 				ROCEPATH_NLGRP_MONITOR))
 		return NULL;
-	skb = genlmsg_new(NLMSG_GOODSIZE, gfp);
+	skb = genlmsg_new(ntf_size(cmd), gfp);
 	if (!skb)
-		return NULL;
+		goto drop;
 	*hdr = genlmsg_put(skb, 0, 0, &rocepath_nl_family, 0, cmd);
 	if (!*hdr) {
 		nlmsg_free(skb);
-		return NULL;
+		goto drop;
 	}
 	return skb;
+
+drop:
+	atomic64_inc(&ntf_dropped);
+	return NULL;
 }
 
 void rocepath_nl_notify(struct sk_buff *skb, gfp_t gfp)
 {
+	unsigned long flags;
+	bool queued = false;
+
 	if (gfpflags_allow_blocking(gfp)) {
 		genlmsg_multicast(&rocepath_nl_family, skb, 0,
 				  ROCEPATH_NLGRP_MONITOR, gfp);
 		return;
 	}
-	if (skb_queue_len(&ntf_queue) >= NTF_QUEUE_MAX) {
+	spin_lock_irqsave(&ntf_queue.lock, flags);
+	if (ntf_queued_bytes + skb->truesize <= READ_ONCE(max_ntf_bytes)) {
+		ntf_queued_bytes += skb->truesize;
+		__skb_queue_tail(&ntf_queue, skb);
+		queued = true;
+	}
+	spin_unlock_irqrestore(&ntf_queue.lock, flags);
+	if (!queued) {
+		atomic64_inc(&ntf_dropped);
 		nlmsg_free(skb);
 		return;
 	}
-	skb_queue_tail(&ntf_queue, skb);
 	schedule_work(&ntf_work);
 }
 
@@ -354,7 +405,11 @@ static int fill_stats(struct sk_buff *skb)
 	    put_u64(skb, ROCEPATH_A_STATS_FLOW_ALLOC_FAILURES,
 		    fs.flow_alloc_failures) ||
 	    put_u64(skb, ROCEPATH_A_STATS_CNP_TX, fs.cnp_tx) ||
-	    put_u64(skb, ROCEPATH_A_STATS_CNP_RX, fs.cnp_rx)) {
+	    put_u64(skb, ROCEPATH_A_STATS_CNP_RX, fs.cnp_rx) ||
+	    put_u64(skb, ROCEPATH_A_STATS_NTF_DROPPED,
+		    atomic64_read(&ntf_dropped)) ||
+	    nla_put_u32(skb, ROCEPATH_A_STATS_NTF_QUEUE_LIMIT,
+			READ_ONCE(max_ntf_bytes))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

@@ -349,6 +349,25 @@ int rocepath_qp_fill(struct sk_buff *skb, const struct rocepath_qp_info *info)
 	return 0;
 }
 
+/* The most rocepath_qp_fill() puts: sizes notifications exactly. */
+size_t rocepath_qp_fill_size(void)
+{
+	size_t rule = nla_total_size(0) +			/* RULE */
+		      nla_total_size(IB_DEVICE_NAME_MAX) +	/* IBDEV */
+		      nla_total_size(sizeof(struct in6_addr)) +	/* REMOTE */
+		      2 * nla_total_size(sizeof(u32));		/* RQPN, LQPN */
+
+	return nla_total_size(0) +				/* QP */
+	       nla_total_size(IB_DEVICE_NAME_MAX) +		/* IBDEV */
+	       3 * nla_total_size(sizeof(u32)) +		/* PORT, LQPN, RQPN */
+	       nla_total_size(sizeof(struct in6_addr)) +	/* REMOTE */
+	       nla_total_size(sizeof(u16)) +			/* SPORT */
+	       nla_total_size(sizeof(u8)) +			/* PINNED */
+	       nla_total_size(sizeof(u32)) +			/* TYPE */
+	       nla_total_size(sizeof(u16)) +			/* DEFAULT_SPORT */
+	       rule;
+}
+
 static int dump_fill(struct sk_buff *skb, const void *obj,
 		     const struct rocepath_dump *d)
 {

@@ -103,5 +103,6 @@ u32 rocepath_qp_sport_count(const struct in6_addr *remote, u16 sport);
 void rocepath_qp_get_stats(struct rocepath_qp_stats *s);
 int rocepath_qp_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int rocepath_qp_fill(struct sk_buff *skb, const struct rocepath_qp_info *info);
+size_t rocepath_qp_fill_size(void);
 
 #endif /* _ROCEPATH_QP_H */

@@ -120,6 +120,9 @@ def main_mode(peer4, peer6, ibdev):
                f'{e.nl_msg.error} {e.nl_msg.extack}')
     result(not [x for x in pins(y) if x.get('rqpn') == 4],
            'rejected requests added nothing')
+    st = y.do('stats-get', {})['stats']
+    result(st.get('ntf-queue-limit') == 1 << 20 and 'ntf-dropped' in st,
+           'stats-get reports ntf-queue-limit (1 MiB) and ntf-dropped', st)
 
     # Exact and device-scoped rules, IPv6.
     y.do('pin-add', {'pin': {'remote': r6, 'ibdev': ibdev, 'rqpn': 17, 'lqpn': 18,
