@@ -22,42 +22,39 @@
 #include "netlink.h"
 
 struct dcqcn_param_desc {
-	const char *name;
-	const char *msg;
-	u32 min;
-	u32 max;
 	u32 def;
 };
 
-#define P(_name, _min, _max, _def) {					\
-	.name = #_name, .min = _min, .max = _max, .def = _def,		\
-	.msg = #_name " out of range " #_min ".." #_max,		\
-}
+#define P(_def) { .def = _def, }
 
-/* Ranges follow the firmware fields; defaults are the published defaults. */
+/*
+ * The published defaults. The ranges, which follow the firmware fields,
+ * are in the YNL spec (checks: min/max) and enforced by the generated
+ * policy; the spec's attribute docs give these defaults too.
+ */
 static const struct dcqcn_param_desc dcqcn_desc[RP_DCQCN_NPARAMS] = {
-	[RP_DCQCN_NP_ENABLE]			= P(np_enable, 0, 1, 0),
-	[RP_DCQCN_RP_ENABLE]			= P(rp_enable, 0, 1, 0),
-	[RP_DCQCN_RP_CLAMP_TGT_RATE]		= P(rp_clamp_tgt_rate, 0, 1, 0),
-	[RP_DCQCN_RP_CLAMP_TGT_RATE_ATI]	= P(rp_clamp_tgt_rate_ati, 0, 1, 1),
-	[RP_DCQCN_RP_TIME_RESET]		= P(rp_time_reset, 1, 131071, 300),
-	[RP_DCQCN_RP_BYTE_RESET]		= P(rp_byte_reset, 0, 32767, 32767),
-	[RP_DCQCN_RP_THRESHOLD]			= P(rp_threshold, 1, 31, 1),
-	[RP_DCQCN_RP_AI_RATE]			= P(rp_ai_rate, 1, 400000, 5),
-	[RP_DCQCN_RP_MAX_RATE]			= P(rp_max_rate, 0, 400000, 0),
-	[RP_DCQCN_RP_HAI_RATE]			= P(rp_hai_rate, 1, 400000, 50),
-	[RP_DCQCN_RP_MIN_DEC_FAC]		= P(rp_min_dec_fac, 1, 100, 50),
-	[RP_DCQCN_RP_MIN_RATE]			= P(rp_min_rate, 0, 400000, 1),
-	[RP_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP]	= P(rp_rate_to_set_on_first_cnp, 0, 400000, 0),
-	[RP_DCQCN_RP_DCE_TCP_G]			= P(rp_dce_tcp_g, 0, 1023, 1019),
-	[RP_DCQCN_RP_DCE_TCP_RTT]		= P(rp_dce_tcp_rtt, 1, 131071, 1),
-	[RP_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD] = P(rp_rate_reduce_monitor_period, 0, 131071, 4),
-	[RP_DCQCN_RP_INITIAL_ALPHA_VALUE]	= P(rp_initial_alpha_value, 0, 1023, 1023),
-	[RP_DCQCN_RP_GD]			= P(rp_gd, 0, 15, 11),
-	[RP_DCQCN_NP_MIN_TIME_BETWEEN_CNPS]	= P(np_min_time_between_cnps, 0, 4095000, 4),
-	[RP_DCQCN_NP_CNP_DSCP]			= P(np_cnp_dscp, 0, 63, 48),
-	[RP_DCQCN_NP_CNP_PRIO_MODE]		= P(np_cnp_prio_mode, 0, 1, 1),
-	[RP_DCQCN_NP_CNP_PRIO]			= P(np_cnp_prio, 0, 7, 6),
+	[RP_DCQCN_NP_ENABLE]			= P(0),
+	[RP_DCQCN_RP_ENABLE]			= P(0),
+	[RP_DCQCN_RP_CLAMP_TGT_RATE]		= P(0),
+	[RP_DCQCN_RP_CLAMP_TGT_RATE_ATI]	= P(1),
+	[RP_DCQCN_RP_TIME_RESET]		= P(300),
+	[RP_DCQCN_RP_BYTE_RESET]		= P(32767),
+	[RP_DCQCN_RP_THRESHOLD]			= P(1),
+	[RP_DCQCN_RP_AI_RATE]			= P(5),
+	[RP_DCQCN_RP_MAX_RATE]			= P(0),
+	[RP_DCQCN_RP_HAI_RATE]			= P(50),
+	[RP_DCQCN_RP_MIN_DEC_FAC]		= P(50),
+	[RP_DCQCN_RP_MIN_RATE]			= P(1),
+	[RP_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP]	= P(0),
+	[RP_DCQCN_RP_DCE_TCP_G]			= P(1019),
+	[RP_DCQCN_RP_DCE_TCP_RTT]		= P(1),
+	[RP_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD] = P(4),
+	[RP_DCQCN_RP_INITIAL_ALPHA_VALUE]	= P(1023),
+	[RP_DCQCN_RP_GD]			= P(11),
+	[RP_DCQCN_NP_MIN_TIME_BETWEEN_CNPS]	= P(4),
+	[RP_DCQCN_NP_CNP_DSCP]			= P(48),
+	[RP_DCQCN_NP_CNP_PRIO_MODE]		= P(1),
+	[RP_DCQCN_NP_CNP_PRIO]			= P(6),
 };
 
 #define DCQCN_ATTR(i)	(ROCEPATH_A_DCQCN_NP_ENABLE + (i))
@@ -68,6 +65,8 @@ static_assert(ROCEPATH_A_DCQCN_NP_CNP_PRIO ==
 static struct ib_client rocepath_dcqcn_client;
 static LIST_HEAD(rocepath_dcqcn_devs);
 static DEFINE_MUTEX(rocepath_dcqcn_lock);
+/* Bumped under rocepath_dcqcn_lock by every change, for dcqcn-get dumps. */
+static u32 dcqcn_generation;
 
 struct rocepath_dcqcn_dev *rocepath_dcqcn_find_rcu(const struct ib_device *ibdev)
 {
@@ -105,6 +104,7 @@ static int dcqcn_client_add(struct ib_device *ibdev)
 
 	mutex_lock(&rocepath_dcqcn_lock);
 	list_add_tail_rcu(&dd->node, &rocepath_dcqcn_devs);
+	dcqcn_generation++;
 	mutex_unlock(&rocepath_dcqcn_lock);
 	ib_set_client_data(ibdev, &rocepath_dcqcn_client, dd);
 	return 0;
@@ -118,6 +118,7 @@ static void dcqcn_client_remove(struct ib_device *ibdev, void *data)
 		return;
 	mutex_lock(&rocepath_dcqcn_lock);
 	list_del_rcu(&dd->node);
+	dcqcn_generation++;
 	mutex_unlock(&rocepath_dcqcn_lock);
 	/* No packet can find dd through the list any more; flows created
 	 * before this point are forgotten before dd is freed.
@@ -134,7 +135,7 @@ static struct ib_client rocepath_dcqcn_client = {
 };
 
 /* The net device under a soft-RoCE device, held, or NULL. */
-static struct net_device *dcqcn_netdev(struct rocepath_dcqcn_dev *dd)
+static struct net_device *dcqcn_netdev(const struct rocepath_dcqcn_dev *dd)
 {
 	struct net_device *ndev, *found = NULL;
 	struct ib_device *ibdev;
@@ -168,21 +169,18 @@ static bool dcqcn_fq_ok(struct net_device *ndev)
 	return ok;
 }
 
-static int dcqcn_fill(struct sk_buff *skb, struct rocepath_dcqcn_dev *dd,
-		      struct netlink_callback *cb)
+static int dcqcn_fill(struct sk_buff *skb, const void *obj,
+		      const struct rocepath_dump *d)
 {
+	const struct rocepath_dcqcn_dev *dd = obj;
 	struct net_device *ndev;
 	struct nlattr *nest;
-	void *hdr;
 	bool fq;
 	int i;
 
-	hdr = rocepath_dump_put(skb, cb, ROCEPATH_CMD_DCQCN_GET);
-	if (!hdr)
-		return -EMSGSIZE;
 	nest = nla_nest_start(skb, ROCEPATH_A_DCQCN);
 	if (!nest)
-		goto cancel;
+		return -EMSGSIZE;
 	if (nla_put_string(skb, ROCEPATH_A_DCQCN_IBDEV, dev_name(&dd->ibdev->dev)))
 		goto cancel;
 	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
@@ -198,43 +196,44 @@ static int dcqcn_fill(struct sk_buff *skb, struct rocepath_dcqcn_dev *dd,
 			goto cancel;
 	}
 	nla_nest_end(skb, nest);
-	genlmsg_end(skb, hdr);
 	return 0;
 
 cancel:
-	genlmsg_cancel(skb, hdr);
+	nla_nest_cancel(skb, nest);
 	return -EMSGSIZE;
 }
 
+/* A list is a table of one device per bucket: bucket @b is the b-th. */
+static bool dcqcn_walk(struct rocepath_dump *d, unsigned long b)
+{
+	struct rocepath_dcqcn_dev *dd;
+
+	lockdep_assert_held(&rocepath_dcqcn_lock);
+	list_for_each_entry(dd, &rocepath_dcqcn_devs, node) {
+		if (b--)
+			continue;
+		if (!d->ibdev || !strcmp(dev_name(&dd->ibdev->dev), d->ibdev))
+			rocepath_dump_obj(d, dd);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * One message per device. The helper resumes at the device that did not
+ * fit (the old loop ended the dump there instead when it was the first of
+ * a later pass, and failed it when it was the very first).
+ */
 int rocepath_nl_dcqcn_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
-	struct nlattr **attrs = rocepath_dump_attrs(cb);
-	struct rocepath_dcqcn_dev *dd;
-	const char *filter = NULL;
-	long idx = 0;
-	int err = 0;
-
-	if (attrs && attrs[ROCEPATH_A_IBDEV])
-		filter = nla_data(attrs[ROCEPATH_A_IBDEV]);
+	int ret;
 
 	mutex_lock(&rocepath_dcqcn_lock);
-	list_for_each_entry(dd, &rocepath_dcqcn_devs, node) {
-		if (filter && strcmp(dev_name(&dd->ibdev->dev), filter))
-			continue;
-		if (idx++ < cb->args[0])
-			continue;
-		err = dcqcn_fill(skb, dd, cb);
-		if (err) {
-			idx--;
-			break;
-		}
-	}
+	ret = rocepath_dump_run(skb, cb, dcqcn_generation, dcqcn_walk,
+				dcqcn_fill);
 	mutex_unlock(&rocepath_dcqcn_lock);
-	cb->args[0] = idx;
-	if (err && idx == 0)
-		return err;
-	return skb->len;
+	return ret;
 }
 
 int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -242,11 +241,14 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[ROCEPATH_A_DCQCN_MAX + 1];
 	struct rocepath_dcqcn_dev *dd;
 	u32 val[RP_DCQCN_NPARAMS];
-	struct nlattr *a;
 	int err, i;
 
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
 	if (GENL_REQ_ATTR_CHECK(info, ROCEPATH_A_DCQCN))
 		return -EINVAL;
+	/* Ranges are the policy's (from the spec): out of range never gets here. */
 	err = nla_parse_nested(tb, ROCEPATH_A_DCQCN_MAX, info->attrs[ROCEPATH_A_DCQCN],
 			       rocepath_dcqcn_nl_policy, info->extack);
 	if (err)
@@ -255,6 +257,13 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ROCEPATH_A_DCQCN],
 				    "dcqcn set needs the device name");
 		return -EINVAL;
+	}
+	for (i = ROCEPATH_A_DCQCN_SOFT; i <= ROCEPATH_A_DCQCN_FQ_MISSING; i++) {
+		if (tb[i]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[i],
+					    "attribute is output only");
+			return -EINVAL;
+		}
 	}
 
 	mutex_lock(&rocepath_dcqcn_lock);
@@ -265,22 +274,10 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENODEV;
 		goto unlock;
 	}
-	/* Validate everything first: a rejected request changes nothing. */
-	for (i = 0; i < RP_DCQCN_NPARAMS; i++) {
-		val[i] = dd->p[i];
-		a = tb[DCQCN_ATTR(i)];
-		if (!a)
-			continue;
-		val[i] = nla_get_u32(a);
-		if (val[i] < dcqcn_desc[i].min || val[i] > dcqcn_desc[i].max) {
-			/* NL_SET_ERR_MSG() takes literals only */
-			NL_SET_BAD_ATTR(info->extack, a);
-			if (info->extack)
-				info->extack->_msg = dcqcn_desc[i].msg;
-			err = -ERANGE;
-			goto unlock;
-		}
-	}
+	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
+		val[i] = tb[DCQCN_ATTR(i)] ? nla_get_u32(tb[DCQCN_ATTR(i)]) :
+					     dd->p[i];
+	/* Cross-field: the policy checks each value on its own. */
 	if (val[RP_DCQCN_RP_MAX_RATE] &&
 	    val[RP_DCQCN_RP_MIN_RATE] > val[RP_DCQCN_RP_MAX_RATE]) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
@@ -292,6 +289,7 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
 		WRITE_ONCE(dd->p[i], val[i]);
+	dcqcn_generation++;
 	if (dd->soft && val[RP_DCQCN_RP_ENABLE]) {
 		struct net_device *ndev = dcqcn_netdev(dd);
 

@@ -214,54 +214,54 @@ static void notify(const struct rocepath_dev *d, u8 cmd)
 	}
 }
 
-/* cb->args[0]: devices done; cb->args[1]: next port of the current one. */
-int rocepath_dev_dump(struct sk_buff *skb, struct netlink_callback *cb,
-		      const char *ibdev)
+struct dev_port {
+	const struct rocepath_dev *d;
+	u32 port;
+};
+
+static int dump_fill(struct sk_buff *skb, const void *obj,
+		     const struct rocepath_dump *dump)
 {
-	unsigned long done = cb->args[0], n = 0;
-	u32 port = cb->args[1];
+	const struct dev_port *dp = obj;
+
+	return fill(skb, dp->d, dp->port, true);
+}
+
+/* A list is a table of one device per bucket, its ports the objects. */
+static bool dump_walk(struct rocepath_dump *dump, unsigned long b)
+{
 	struct rocepath_dev *d;
-	int err = 0;
+	struct dev_port dp;
+
+	lockdep_assert_held(&dev_lock);
+	list_for_each_entry(d, &devs, list) {
+		if (b--)
+			continue;
+		if (dump->ibdev) {
+			char name[IB_DEVICE_NAME_MAX];
+
+			dev_copy_name(d, name);
+			if (strcmp(dump->ibdev, name))
+				return true;
+		}
+		dp.d = d;
+		rdma_for_each_port(d->ibdev, dp.port)
+			if (!rocepath_dump_obj(dump, &dp))
+				break;
+		return true;
+	}
+	return false;
+}
+
+/* One message per device port; dev_generation flags a racing change. */
+int rocepath_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	int ret;
 
 	mutex_lock(&dev_lock);
-	cb->seq = dev_generation + 1;
-	list_for_each_entry(d, &devs, list) {
-		char name[IB_DEVICE_NAME_MAX];
-
-		if (n++ < done)
-			continue;
-		dev_copy_name(d, name);
-		if (ibdev && strcmp(ibdev, name)) {
-			done++;
-			continue;
-		}
-		if (!port)
-			port = rdma_start_port(d->ibdev);
-		for (; port <= rdma_end_port(d->ibdev); port++) {
-			void *hdr;
-
-			hdr = rocepath_dump_put(skb, cb, ROCEPATH_CMD_DEV_GET);
-			if (!hdr) {
-				err = -EMSGSIZE;
-				goto out;
-			}
-			if (fill(skb, d, port, true)) {
-				genlmsg_cancel(skb, hdr);
-				err = -EMSGSIZE;
-				goto out;
-			}
-			genlmsg_end(skb, hdr);
-		}
-		done++;
-		port = 0;
-	}
-out:
+	ret = rocepath_dump_run(skb, cb, dev_generation, dump_walk, dump_fill);
 	mutex_unlock(&dev_lock);
-	cb->args[0] = done;
-	cb->args[1] = port;
-	if (err && skb->len)
-		return skb->len;
-	return err;
+	return ret;
 }
 
 int rocepath_dev_index(const char *name, u32 *index)

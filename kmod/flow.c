@@ -48,6 +48,7 @@ static atomic64_t flow_evictions;
 static atomic64_t flow_alloc_failures;
 static atomic64_t flow_cnp_tx;
 static atomic64_t flow_cnp_rx;
+static u32 flow_generation;		/* under rocepath_flow_lock */
 static struct delayed_work flow_aging;
 
 static u32 flow_hash(const struct rocepath_flow_key *key)
@@ -100,6 +101,7 @@ static void flow_unlink(struct rocepath_flow *f)
 {
 	hlist_del_rcu(&f->node);
 	flow_count--;
+	WRITE_ONCE(flow_generation, flow_generation + 1);
 	call_rcu(&f->rcu, flow_free_rcu);
 }
 
@@ -194,6 +196,7 @@ struct rocepath_flow *rocepath_flow_get(const struct rocepath_flow_key *key,
 	}
 	hlist_add_head_rcu(&f->node, &flow_buckets[hash]);
 	flow_count++;
+	WRITE_ONCE(flow_generation, flow_generation + 1);
 	spin_unlock(&rocepath_flow_lock);
 	return f;
 
@@ -311,15 +314,17 @@ static int flow_put_u64(struct sk_buff *skb, int type, u64 v)
 	return nla_put_u64_64bit(skb, type, v, ROCEPATH_A_FLOW_PAD);
 }
 
-static int flow_fill(struct sk_buff *skb, struct netlink_callback *cb,
-		     struct rocepath_flow *f)
+static int flow_fill(struct sk_buff *skb, const void *obj,
+		     const struct rocepath_dump *d)
 {
+	const struct rocepath_flow *f = obj;
 	u64 c[8] = {};
 	struct nlattr *nest;
 	int alen, cpu, i;
 	const void *loc, *rem;
-	void *hdr;
 
+	if (d->ibdev && strcmp(f->dd->name, d->ibdev))
+		return ROCEPATH_DUMP_SKIP;
 	for_each_possible_cpu(cpu) {
 		const struct rocepath_flow_pcpu *pc = per_cpu_ptr(f->pc, cpu);
 		unsigned int start;
@@ -340,12 +345,9 @@ static int flow_fill(struct sk_buff *skb, struct netlink_callback *cb,
 			c[i] += v[i];
 	}
 
-	hdr = rocepath_dump_put(skb, cb, ROCEPATH_CMD_FLOW_GET);
-	if (!hdr)
-		return -EMSGSIZE;
 	nest = nla_nest_start(skb, ROCEPATH_A_FLOW);
 	if (!nest)
-		goto cancel;
+		return -EMSGSIZE;
 	alen = f->key.v4 ? 4 : 16;
 	loc = f->key.v4 ? (const void *)&f->key.local.s6_addr32[3] : &f->key.local;
 	rem = f->key.v4 ? (const void *)&f->key.remote.s6_addr32[3] : &f->key.remote;
@@ -376,56 +378,46 @@ static int flow_fill(struct sk_buff *skb, struct netlink_callback *cb,
 			goto cancel;
 	}
 	nla_nest_end(skb, nest);
-	genlmsg_end(skb, hdr);
 	return 0;
 
 cancel:
-	genlmsg_cancel(skb, hdr);
+	nla_nest_cancel(skb, nest);
 	return -EMSGSIZE;
 }
 
-/* cb->args[0]: bucket, cb->args[1]: records of that bucket already sent. */
+static bool flow_walk(struct rocepath_dump *d, unsigned long b)
+{
+	struct rocepath_flow *f;
+
+	if (b >= flow_nbuckets)
+		return false;
+	hlist_for_each_entry_rcu(f, &flow_buckets[b], node)
+		if (!rocepath_dump_obj(d, f))
+			break;
+	return true;
+}
+
+/* One message per flow; flow_generation flags a dump racing a change. */
 int rocepath_nl_flow_get_dumpit(struct sk_buff *skb,
 				struct netlink_callback *cb)
 {
-	struct nlattr **attrs = rocepath_dump_attrs(cb);
-	unsigned long b = cb->args[0], skip = cb->args[1];
-	const char *filter = NULL;
-	struct rocepath_flow *f;
-	unsigned long i = 0;
-	int err = 0;
-
-	if (attrs && attrs[ROCEPATH_A_IBDEV])
-		filter = nla_data(attrs[ROCEPATH_A_IBDEV]);
+	int ret;
 
 	rcu_read_lock();
-	for (; b < flow_nbuckets; b++, skip = 0) {
-		i = 0;
-		hlist_for_each_entry_rcu(f, &flow_buckets[b], node) {
-			if (i++ < skip)
-				continue;
-			if (filter && strcmp(f->dd->name, filter))
-				continue;
-			err = flow_fill(skb, cb, f);
-			if (err) {
-				i--;
-				goto out;
-			}
-		}
-	}
-out:
+	ret = rocepath_dump_run(skb, cb, READ_ONCE(flow_generation),
+				flow_walk, flow_fill);
 	rcu_read_unlock();
-	cb->args[0] = b;
-	cb->args[1] = i;
-	if (err && !skb->len)
-		return err;
-	return skb->len;
+	return ret;
 }
 
 int rocepath_nl_flow_reset_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	const char *name = NULL;
+	int err;
 
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
 	if (info->attrs[ROCEPATH_A_IBDEV])
 		name = nla_data(info->attrs[ROCEPATH_A_IBDEV]);
 	flow_remove(NULL, name, 0, false);

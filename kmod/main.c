@@ -86,4 +86,3 @@ module_exit(rocepath_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Pin RoCEv2 queue pairs to planned UDP source ports (ECMP paths)");
-MODULE_ALIAS_GENL_FAMILY(ROCEPATH_FAMILY_NAME);

@@ -24,31 +24,76 @@ static const struct netlink_range_validation rocepath_a_pin_lqpn_range = {
 	.max	= ROCEPATH_QPN_MAX,
 };
 
+static const struct netlink_range_validation rocepath_a_dcqcn_rp_time_reset_range = {
+	.min	= 1ULL,
+	.max	= 131071ULL,
+};
+
+static const struct netlink_range_validation rocepath_a_dcqcn_rp_ai_rate_range = {
+	.min	= 1ULL,
+	.max	= 400000ULL,
+};
+
+static const struct netlink_range_validation rocepath_a_dcqcn_rp_max_rate_range = {
+	.min	= 0ULL,
+	.max	= 400000ULL,
+};
+
+static const struct netlink_range_validation rocepath_a_dcqcn_rp_hai_rate_range = {
+	.min	= 1ULL,
+	.max	= 400000ULL,
+};
+
+static const struct netlink_range_validation rocepath_a_dcqcn_rp_min_rate_range = {
+	.min	= 0ULL,
+	.max	= 400000ULL,
+};
+
+static const struct netlink_range_validation rocepath_a_dcqcn_rp_rate_to_set_on_first_cnp_range = {
+	.min	= 0ULL,
+	.max	= 400000ULL,
+};
+
+static const struct netlink_range_validation rocepath_a_dcqcn_rp_dce_tcp_rtt_range = {
+	.min	= 1ULL,
+	.max	= 131071ULL,
+};
+
+static const struct netlink_range_validation rocepath_a_dcqcn_rp_rate_reduce_monitor_period_range = {
+	.min	= 0ULL,
+	.max	= 131071ULL,
+};
+
+static const struct netlink_range_validation rocepath_a_dcqcn_np_min_time_between_cnps_range = {
+	.min	= 0ULL,
+	.max	= 4095000ULL,
+};
+
 /* Common nested types */
 const struct nla_policy rocepath_dcqcn_nl_policy[ROCEPATH_A_DCQCN_FQ_MISSING + 1] = {
-	[ROCEPATH_A_DCQCN_IBDEV] = { .type = NLA_NUL_STRING, },
-	[ROCEPATH_A_DCQCN_NP_ENABLE] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_ENABLE] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_CLAMP_TGT_RATE] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_CLAMP_TGT_RATE_ATI] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_TIME_RESET] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_BYTE_RESET] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_THRESHOLD] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_AI_RATE] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_MAX_RATE] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_HAI_RATE] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_MIN_DEC_FAC] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_MIN_RATE] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_DCE_TCP_G] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_DCE_TCP_RTT] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_INITIAL_ALPHA_VALUE] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_RP_GD] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_NP_MIN_TIME_BETWEEN_CNPS] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_NP_CNP_DSCP] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_NP_CNP_PRIO_MODE] = { .type = NLA_U32, },
-	[ROCEPATH_A_DCQCN_NP_CNP_PRIO] = { .type = NLA_U32, },
+	[ROCEPATH_A_DCQCN_IBDEV] = { .type = NLA_NUL_STRING, .len = 63, },
+	[ROCEPATH_A_DCQCN_NP_ENABLE] = NLA_POLICY_RANGE(NLA_U32, 0, 1),
+	[ROCEPATH_A_DCQCN_RP_ENABLE] = NLA_POLICY_RANGE(NLA_U32, 0, 1),
+	[ROCEPATH_A_DCQCN_RP_CLAMP_TGT_RATE] = NLA_POLICY_RANGE(NLA_U32, 0, 1),
+	[ROCEPATH_A_DCQCN_RP_CLAMP_TGT_RATE_ATI] = NLA_POLICY_RANGE(NLA_U32, 0, 1),
+	[ROCEPATH_A_DCQCN_RP_TIME_RESET] = NLA_POLICY_FULL_RANGE(NLA_U32, &rocepath_a_dcqcn_rp_time_reset_range),
+	[ROCEPATH_A_DCQCN_RP_BYTE_RESET] = NLA_POLICY_RANGE(NLA_U32, 0, 32767),
+	[ROCEPATH_A_DCQCN_RP_THRESHOLD] = NLA_POLICY_RANGE(NLA_U32, 1, 31),
+	[ROCEPATH_A_DCQCN_RP_AI_RATE] = NLA_POLICY_FULL_RANGE(NLA_U32, &rocepath_a_dcqcn_rp_ai_rate_range),
+	[ROCEPATH_A_DCQCN_RP_MAX_RATE] = NLA_POLICY_FULL_RANGE(NLA_U32, &rocepath_a_dcqcn_rp_max_rate_range),
+	[ROCEPATH_A_DCQCN_RP_HAI_RATE] = NLA_POLICY_FULL_RANGE(NLA_U32, &rocepath_a_dcqcn_rp_hai_rate_range),
+	[ROCEPATH_A_DCQCN_RP_MIN_DEC_FAC] = NLA_POLICY_RANGE(NLA_U32, 1, 100),
+	[ROCEPATH_A_DCQCN_RP_MIN_RATE] = NLA_POLICY_FULL_RANGE(NLA_U32, &rocepath_a_dcqcn_rp_min_rate_range),
+	[ROCEPATH_A_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP] = NLA_POLICY_FULL_RANGE(NLA_U32, &rocepath_a_dcqcn_rp_rate_to_set_on_first_cnp_range),
+	[ROCEPATH_A_DCQCN_RP_DCE_TCP_G] = NLA_POLICY_RANGE(NLA_U32, 0, 1023),
+	[ROCEPATH_A_DCQCN_RP_DCE_TCP_RTT] = NLA_POLICY_FULL_RANGE(NLA_U32, &rocepath_a_dcqcn_rp_dce_tcp_rtt_range),
+	[ROCEPATH_A_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD] = NLA_POLICY_FULL_RANGE(NLA_U32, &rocepath_a_dcqcn_rp_rate_reduce_monitor_period_range),
+	[ROCEPATH_A_DCQCN_RP_INITIAL_ALPHA_VALUE] = NLA_POLICY_RANGE(NLA_U32, 0, 1023),
+	[ROCEPATH_A_DCQCN_RP_GD] = NLA_POLICY_RANGE(NLA_U32, 0, 15),
+	[ROCEPATH_A_DCQCN_NP_MIN_TIME_BETWEEN_CNPS] = NLA_POLICY_FULL_RANGE(NLA_U32, &rocepath_a_dcqcn_np_min_time_between_cnps_range),
+	[ROCEPATH_A_DCQCN_NP_CNP_DSCP] = NLA_POLICY_RANGE(NLA_U32, 0, 63),
+	[ROCEPATH_A_DCQCN_NP_CNP_PRIO_MODE] = NLA_POLICY_RANGE(NLA_U32, 0, 1),
+	[ROCEPATH_A_DCQCN_NP_CNP_PRIO] = NLA_POLICY_RANGE(NLA_U32, 0, 7),
 	[ROCEPATH_A_DCQCN_SOFT] = { .type = NLA_U8, },
 	[ROCEPATH_A_DCQCN_FQ_MISSING] = { .type = NLA_U8, },
 };

@@ -20,12 +20,21 @@
 #include "dev.h"
 #include "flow.h"
 #include "netlink.h"
+#include "netlink-req.h"
 #include "pin.h"
 #include "qp.h"
 #include "stats.h"
 
-/* Notifications queued from atomic context wait here, bounded. */
-#define NTF_QUEUE_MAX	4096
+/*
+ * Notifications from atomic context (the hook) wait in ntf_queue for a work
+ * item to multicast them. The queue is bounded by the memory its messages
+ * take (truesize), not by their number: what does not fit is dropped and
+ * counted.
+ */
+static unsigned int max_ntf_bytes = 1024 * 1024;
+module_param(max_ntf_bytes, uint, 0444);
+MODULE_PARM_DESC(max_ntf_bytes,
+		 "Limit in bytes on notifications queued from the hook (default 1 MiB)");
 
 static const struct genl_multicast_group rocepath_mcgrps[] = {
 	[ROCEPATH_NLGRP_MONITOR] = { .name = ROCEPATH_MCGRP_MONITOR, },
@@ -45,17 +54,46 @@ struct genl_family rocepath_nl_family __ro_after_init = {
 };
 
 static struct sk_buff_head ntf_queue;
+static unsigned int ntf_queued_bytes;	/* under ntf_queue.lock */
+static atomic64_t ntf_dropped;
 
 static void ntf_work_fn(struct work_struct *work)
 {
 	struct sk_buff *skb;
+	unsigned long flags;
 
-	while ((skb = skb_dequeue(&ntf_queue)))
+	for (;;) {
+		spin_lock_irqsave(&ntf_queue.lock, flags);
+		skb = __skb_dequeue(&ntf_queue);
+		if (skb)
+			ntf_queued_bytes -= skb->truesize;
+		spin_unlock_irqrestore(&ntf_queue.lock, flags);
+		if (!skb)
+			break;
 		genlmsg_multicast(&rocepath_nl_family, skb, 0,
 				  ROCEPATH_NLGRP_MONITOR, GFP_KERNEL);
+	}
 }
 
 static DECLARE_WORK(ntf_work, ntf_work_fn);
+
+/*
+ * Payload size of a notification: exact for the ones the hook sends from
+ * atomic context, a page for device notifications (process context, GIDs
+ * and hardware counters of unknown number).
+ */
+static size_t ntf_size(u8 cmd)
+{
+	switch (cmd) {
+	case ROCEPATH_CMD_QP_ADD_NTF:
+	case ROCEPATH_CMD_QP_DEL_NTF:
+		return rocepath_qp_fill_size();
+	case ROCEPATH_CMD_PINS_REPLACED_NTF:
+		return nla_total_size(sizeof(u32));
+	default:
+		return NLMSG_GOODSIZE;
+	}
+}
 
 struct sk_buff *rocepath_nl_ntf_new(u8 cmd, gfp_t gfp, void **hdr)
 {
@@ -64,29 +102,43 @@ struct sk_buff *rocepath_nl_ntf_new(u8 cmd, gfp_t gfp, void **hdr)
 	if (!genl_has_listeners(&rocepath_nl_family, &init_net,
 				ROCEPATH_NLGRP_MONITOR))
 		return NULL;
-	skb = genlmsg_new(NLMSG_GOODSIZE, gfp);
+	skb = genlmsg_new(ntf_size(cmd), gfp);
 	if (!skb)
-		return NULL;
+		goto drop;
 	*hdr = genlmsg_put(skb, 0, 0, &rocepath_nl_family, 0, cmd);
 	if (!*hdr) {
 		nlmsg_free(skb);
-		return NULL;
+		goto drop;
 	}
 	return skb;
+
+drop:
+	atomic64_inc(&ntf_dropped);
+	return NULL;
 }
 
 void rocepath_nl_notify(struct sk_buff *skb, gfp_t gfp)
 {
+	unsigned long flags;
+	bool queued = false;
+
 	if (gfpflags_allow_blocking(gfp)) {
 		genlmsg_multicast(&rocepath_nl_family, skb, 0,
 				  ROCEPATH_NLGRP_MONITOR, gfp);
 		return;
 	}
-	if (skb_queue_len(&ntf_queue) >= NTF_QUEUE_MAX) {
+	spin_lock_irqsave(&ntf_queue.lock, flags);
+	if (ntf_queued_bytes + skb->truesize <= READ_ONCE(max_ntf_bytes)) {
+		ntf_queued_bytes += skb->truesize;
+		__skb_queue_tail(&ntf_queue, skb);
+		queued = true;
+	}
+	spin_unlock_irqrestore(&ntf_queue.lock, flags);
+	if (!queued) {
+		atomic64_inc(&ntf_dropped);
 		nlmsg_free(skb);
 		return;
 	}
-	skb_queue_tail(&ntf_queue, skb);
 	schedule_work(&ntf_work);
 }
 
@@ -126,23 +178,109 @@ static int reply_generation(struct genl_info *info, u32 gen)
 }
 
 /*
- * The ibdev filter of a dump request. Parsed here rather than through
- * genl_dumpit_info()/genl_info_dump(), whose shape differs between 6.1
- * and 6.12; the core has already validated the message with the policy.
+ * The family policy is the union of every op's request attributes (ynl-gen
+ * cannot emit per-op policies for this family, see netlink.rst); this
+ * narrows it to the attributes the spec lists for the op at hand.
  */
-static const char *dump_ibdev(struct netlink_callback *cb)
+static int req_check(struct nlattr **attrs, u8 cmd,
+		     struct netlink_ext_ack *extack)
 {
-	struct nlattr *tb[ROCEPATH_A_MAX + 1];
+	u64 ok = cmd < ARRAY_SIZE(rocepath_req_attrs) ?
+		 rocepath_req_attrs[cmd] : 0;
+	int i;
 
-	if (nlmsg_parse(cb->nlh, GENL_HDRLEN, tb, ROCEPATH_A_MAX,
-			rocepath_nl_policy, NULL) || !tb[ROCEPATH_A_IBDEV])
-		return NULL;
-	return nla_data(tb[ROCEPATH_A_IBDEV]);
+	if (!attrs)
+		return 0;
+	for (i = 1; i <= ROCEPATH_A_MAX; i++) {
+		if (attrs[i] && !(ok & BIT_ULL(i))) {
+			NL_SET_ERR_MSG_ATTR(extack, attrs[i],
+					    "attribute not valid for this operation");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int rocepath_nl_req_check(struct genl_info *info)
+{
+	return req_check(info->attrs, info->genlhdr->cmd, info->extack);
+}
+
+bool rocepath_dump_obj(struct rocepath_dump *d, const void *obj)
+{
+	void *hdr;
+	int err;
+
+	if (d->idx++ < d->skip)
+		return true;
+	hdr = genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid,
+			  d->cb->nlh->nlmsg_seq, &rocepath_nl_family,
+			  NLM_F_MULTI, d->cmd);
+	if (!hdr)
+		goto full;
+	err = d->fill(d->skb, obj, d);
+	if (err == ROCEPATH_DUMP_SKIP) {
+		genlmsg_cancel(d->skb, hdr);
+		return true;
+	}
+	if (err) {
+		genlmsg_cancel(d->skb, hdr);
+		goto full;
+	}
+	genl_dump_check_consistent(d->cb, hdr);
+	genlmsg_end(d->skb, hdr);
+	return true;
+
+full:
+	/* This object is the first of the next pass. */
+	d->idx--;
+	d->err = -EMSGSIZE;
+	return false;
+}
+
+int rocepath_dump_run(struct sk_buff *skb, struct netlink_callback *cb,
+		      u32 gen, rocepath_dump_walk_t walk,
+		      rocepath_dump_fill_t fill)
+{
+	const struct genlmsghdr *ghdr = nlmsg_data(cb->nlh);
+	struct nlattr **attrs = rocepath_dump_attrs(cb);
+	struct rocepath_dump d = {
+		.skb	= skb,
+		.cb	= cb,
+		.gen	= gen,
+		.fill	= fill,
+		.cmd	= ghdr->cmd,
+	};
+	unsigned long b;
+	int err;
+
+	if (!cb->args[2]) {
+		err = req_check(attrs, ghdr->cmd, cb->extack);
+		if (err)
+			return err;
+		cb->args[2] = 1;
+	}
+	if (attrs && attrs[ROCEPATH_A_IBDEV])
+		d.ibdev = nla_data(attrs[ROCEPATH_A_IBDEV]);
+	/* 0 would mean "no sequence yet" to genl_dump_check_consistent(). */
+	cb->seq = gen + 1 ?: 1;
+
+	for (b = cb->args[0], d.skip = cb->args[1];; b++, d.skip = 0) {
+		d.idx = 0;
+		if (!walk(&d, b) || d.err)
+			break;
+	}
+	cb->args[0] = b;
+	cb->args[1] = d.err ? d.idx : 0;
+	/* An object that does not fit even an empty buffer never will. */
+	if (d.err && !skb->len)
+		return d.err;
+	return skb->len;
 }
 
 int rocepath_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	return rocepath_dev_dump(skb, cb, dump_ibdev(cb));
+	return rocepath_dev_dump(skb, cb);
 }
 
 int rocepath_nl_pin_add_doit(struct sk_buff *skb, struct genl_info *info)
@@ -150,6 +288,9 @@ int rocepath_nl_pin_add_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 gen;
 	int err;
 
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
 	if (GENL_REQ_ATTR_CHECK(info, ROCEPATH_A_PIN))
 		return -EINVAL;
 	err = rocepath_pin_add(info->attrs[ROCEPATH_A_PIN], info->extack, &gen);
@@ -164,6 +305,9 @@ int rocepath_nl_pin_del_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 gen;
 	int err;
 
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
 	if (GENL_REQ_ATTR_CHECK(info, ROCEPATH_A_PIN))
 		return -EINVAL;
 	err = rocepath_pin_del(info->attrs[ROCEPATH_A_PIN], info->extack, &gen);
@@ -183,6 +327,9 @@ int rocepath_nl_pin_flush_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 gen;
 	int err;
 
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
 	err = rocepath_pin_flush(&gen);
 	if (err)
 		return err;
@@ -195,6 +342,9 @@ int rocepath_nl_pin_replace_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 flags = 0, gen;
 	int err;
 
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
 	if (info->attrs[ROCEPATH_A_REPLACE_FLAGS])
 		flags = nla_get_u32(info->attrs[ROCEPATH_A_REPLACE_FLAGS]);
 	err = rocepath_pin_replace(info, &gen);
@@ -207,7 +357,7 @@ int rocepath_nl_pin_replace_doit(struct sk_buff *skb, struct genl_info *info)
 
 int rocepath_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	return rocepath_qp_dump(skb, cb, dump_ibdev(cb));
+	return rocepath_qp_dump(skb, cb);
 }
 
 static int put_u64(struct sk_buff *skb, int type, u64 v)
@@ -255,7 +405,11 @@ static int fill_stats(struct sk_buff *skb)
 	    put_u64(skb, ROCEPATH_A_STATS_FLOW_ALLOC_FAILURES,
 		    fs.flow_alloc_failures) ||
 	    put_u64(skb, ROCEPATH_A_STATS_CNP_TX, fs.cnp_tx) ||
-	    put_u64(skb, ROCEPATH_A_STATS_CNP_RX, fs.cnp_rx)) {
+	    put_u64(skb, ROCEPATH_A_STATS_CNP_RX, fs.cnp_rx) ||
+	    put_u64(skb, ROCEPATH_A_STATS_NTF_DROPPED,
+		    atomic64_read(&ntf_dropped)) ||
+	    nla_put_u32(skb, ROCEPATH_A_STATS_NTF_QUEUE_LIMIT,
+			READ_ONCE(max_ntf_bytes))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -267,7 +421,11 @@ int rocepath_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct sk_buff *msg;
 	void *hdr;
+	int err;
 
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;

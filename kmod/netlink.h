@@ -28,18 +28,65 @@ static inline struct nlattr **rocepath_dump_attrs(struct netlink_callback *cb)
 #endif
 }
 
-/* Start one message of a dump, flagged when the table changed under it. */
-static inline void *rocepath_dump_put(struct sk_buff *skb,
-				      struct netlink_callback *cb, u8 cmd)
-{
-	void *hdr;
+/* Reject the top-level attributes the spec does not list for this op. */
+int rocepath_nl_req_check(struct genl_info *info);
 
-	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-			  &rocepath_nl_family, NLM_F_MULTI, cmd);
-	if (hdr)
-		genl_dump_check_consistent(cb, hdr);
-	return hdr;
-}
+struct rocepath_dump;
+
+/*
+ * Put one object's attributes into the message the dump helper started;
+ * return ROCEPATH_DUMP_SKIP for an object the request filters out,
+ * -EMSGSIZE when it does not fit.
+ */
+typedef int (*rocepath_dump_fill_t)(struct sk_buff *skb, const void *obj,
+				    const struct rocepath_dump *d);
+#define ROCEPATH_DUMP_SKIP	1
+
+/*
+ * Call rocepath_dump_obj() on each object of bucket @bucket, in an order
+ * that is stable while the table does not change, until it returns false.
+ * Return false when @bucket is past the end of the table.
+ */
+typedef bool (*rocepath_dump_walk_t)(struct rocepath_dump *d,
+				     unsigned long bucket);
+
+/**
+ * struct rocepath_dump - one pass of a resumable dump
+ * @skb: the message buffer of this pass
+ * @cb: the dump; cb->args[0] is the bucket to resume at, cb->args[1] the
+ *	objects of that bucket already sent, cb->args[2] set once the request
+ *	has been checked
+ * @ibdev: the request's ibdev filter, or NULL
+ * @gen: the table's change counter, read under the walker's lock
+ * @fill: puts one object
+ * @cmd: the dump's command
+ * @skip: objects of the current bucket sent by an earlier pass
+ * @idx: objects of the current bucket seen by this pass
+ * @err: -EMSGSIZE once the buffer is full
+ */
+struct rocepath_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	const char *ibdev;
+	u32 gen;
+	rocepath_dump_fill_t fill;
+	u8 cmd;
+	unsigned long skip;
+	unsigned long idx;
+	int err;
+};
+
+/*
+ * Run one pass of a dump over a bucketed table (a list is a table of one
+ * object per bucket), under whatever lock @walk needs, which the caller
+ * holds. @gen becomes cb->seq, so a pass that sees a different value than
+ * the one before flags its messages NLM_F_DUMP_INTR.
+ */
+int rocepath_dump_run(struct sk_buff *skb, struct netlink_callback *cb,
+		      u32 gen, rocepath_dump_walk_t walk,
+		      rocepath_dump_fill_t fill);
+/* For walkers: send @obj unless an earlier pass did; false when full. */
+bool rocepath_dump_obj(struct rocepath_dump *d, const void *obj);
 
 /* Multicast a ready message to the monitor group; consumes @skb. */
 void rocepath_nl_notify(struct sk_buff *skb, gfp_t gfp);

@@ -99,12 +99,18 @@ static void set_free(struct pin_set *s)
 	kvfree(s);
 }
 
+/*
+ * Readers: the hook, under rcu_read_lock(). Writers: pin-add, pin-del and
+ * the staging sets of pin-replace, under pin_lock (a staging set is never
+ * published, so pin_lock is all that protects it).
+ */
 static struct rocepath_pin *set_find(const struct pin_set *s,
 				     const struct rocepath_pin_key *k)
 {
 	struct rocepath_pin *p;
 
-	hlist_for_each_entry_rcu(p, bucket(s, k), node)
+	hlist_for_each_entry_rcu(p, bucket(s, k), node,
+				 lockdep_is_held(&pin_lock))
 		if (!memcmp(&p->key, k, sizeof(*k)))
 			return p;
 	return NULL;
@@ -168,7 +174,9 @@ static int cmp_u16(const void *a, const void *b)
 
 /*
  * Parse one pin nest into a new rule (sports only when @sports_needed).
- * The policy has already checked types, port range and QPN range.
+ * The policy has already checked types, port range and QPN range. The
+ * remote's length is checked here: ynl-gen cannot put a binary length
+ * range (min-len with max-len) into a policy.
  */
 static struct rocepath_pin *parse(const struct nlattr *nest,
 				  bool sports_needed,
@@ -185,6 +193,12 @@ static struct rocepath_pin *parse(const struct nlattr *nest,
 	if (err)
 		goto err;
 
+	if (tb[ROCEPATH_A_PIN_SPORT_QPS]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[ROCEPATH_A_PIN_SPORT_QPS],
+				    "attribute is output only");
+		err = -EINVAL;
+		goto err;
+	}
 	if (!tb[ROCEPATH_A_PIN_REMOTE]) {
 		NL_SET_ERR_MSG_ATTR(extack, nest, "pin needs a remote address");
 		err = -EINVAL;
@@ -520,50 +534,38 @@ cancel:
 	return -EMSGSIZE;
 }
 
+static int dump_fill(struct sk_buff *skb, const void *obj,
+		     const struct rocepath_dump *d)
+{
+	return fill(skb, obj, d->gen);
+}
+
+static bool dump_walk(struct rocepath_dump *d, unsigned long b)
+{
+	struct pin_set *s = rcu_dereference(live);
+	struct rocepath_pin *p;
+
+	if (!s || b >= (1UL << s->hbits))
+		return false;
+	hlist_for_each_entry_rcu(p, &s->buckets[b], node)
+		if (!rocepath_dump_obj(d, p))
+			break;
+	return true;
+}
+
 /*
- * One message per rule, each with the generation. cb->args[0] is the
- * bucket, cb->args[1] the rules of it already sent; cb->seq follows the
- * generation so a dump racing a change is flagged NLM_F_DUMP_INTR.
+ * One message per rule, each with the generation, which is also the dump's
+ * sequence: a dump racing a change is flagged NLM_F_DUMP_INTR.
  */
 int rocepath_pin_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	unsigned long b = cb->args[0], skip = cb->args[1], idx = 0;
-	struct rocepath_pin *p;
-	struct pin_set *s;
-	int err = 0;
-	u32 gen;
+	int ret;
 
 	rcu_read_lock();
-	gen = READ_ONCE(pin_generation);
-	cb->seq = gen + 1;
-	s = rcu_dereference(live);
-	for (; s && b < (1UL << s->hbits); b++, skip = 0) {
-		idx = 0;
-		hlist_for_each_entry_rcu(p, &s->buckets[b], node) {
-			void *hdr;
-
-			if (idx++ < skip)
-				continue;
-			hdr = rocepath_dump_put(skb, cb, ROCEPATH_CMD_PIN_GET);
-			if (!hdr) {
-				err = -EMSGSIZE;
-				goto out;
-			}
-			if (fill(skb, p, gen)) {
-				genlmsg_cancel(skb, hdr);
-				err = -EMSGSIZE;
-				goto out;
-			}
-			genlmsg_end(skb, hdr);
-		}
-	}
-out:
+	ret = rocepath_dump_run(skb, cb, READ_ONCE(pin_generation), dump_walk,
+				dump_fill);
 	rcu_read_unlock();
-	cb->args[0] = b;
-	cb->args[1] = err ? idx - 1 : 0;
-	if (err && skb->len)
-		return skb->len;
-	return err;
+	return ret;
 }
 
 void rocepath_pin_get_stats(struct rocepath_pin_stats *s)

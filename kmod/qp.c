@@ -479,49 +479,57 @@ int rocepath_qp_fill(struct sk_buff *skb, const struct rocepath_qp_info *info)
 	return 0;
 }
 
-/*
- * One message per QP. cb->args[0] is the bucket, cb->args[1] the number
- * of entries of that bucket already sent; cb->seq the table generation,
- * so a dump that races a create or destroy is flagged NLM_F_DUMP_INTR.
- */
-int rocepath_qp_dump(struct sk_buff *skb, struct netlink_callback *cb,
-		     const char *ibdev)
+/* The most rocepath_qp_fill() puts: sizes notifications exactly. */
+size_t rocepath_qp_fill_size(void)
 {
-	unsigned long bucket = cb->args[0], skip = cb->args[1], idx;
+	size_t rule = nla_total_size(0) +			/* RULE */
+		      nla_total_size(IB_DEVICE_NAME_MAX) +	/* IBDEV */
+		      nla_total_size(sizeof(struct in6_addr)) +	/* REMOTE */
+		      2 * nla_total_size(sizeof(u32));		/* RQPN, LQPN */
+
+	return nla_total_size(0) +				/* QP */
+	       nla_total_size(IB_DEVICE_NAME_MAX) +		/* IBDEV */
+	       3 * nla_total_size(sizeof(u32)) +		/* PORT, LQPN, RQPN */
+	       nla_total_size(sizeof(struct in6_addr)) +	/* REMOTE */
+	       nla_total_size(sizeof(u16)) +			/* SPORT */
+	       nla_total_size(sizeof(u8)) +			/* PINNED */
+	       nla_total_size(sizeof(u32)) +			/* TYPE */
+	       nla_total_size(sizeof(u16)) +			/* DEFAULT_SPORT */
+	       rule;
+}
+
+static int dump_fill(struct sk_buff *skb, const void *obj,
+		     const struct rocepath_dump *d)
+{
+	const struct rocepath_qp *e = obj;
+
+	if (d->ibdev && strcmp(d->ibdev, e->info.ibdev))
+		return ROCEPATH_DUMP_SKIP;
+	return rocepath_qp_fill(skb, &e->info);
+}
+
+static bool dump_walk(struct rocepath_dump *d, unsigned long b)
+{
 	struct rocepath_qp *e;
-	int err = 0;
+
+	if (b >= ARRAY_SIZE(qp_by_lqpn))
+		return false;
+	hlist_for_each_entry_rcu(e, &qp_by_lqpn[b], lnode)
+		if (!rocepath_dump_obj(d, e))
+			break;
+	return true;
+}
+
+/* One message per QP; qp_generation flags a dump racing a change. */
+int rocepath_qp_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	int ret;
 
 	rcu_read_lock();
-	cb->seq = READ_ONCE(qp_generation) + 1;
-	for (; bucket < ARRAY_SIZE(qp_by_lqpn); bucket++, skip = 0) {
-		idx = 0;
-		hlist_for_each_entry_rcu(e, &qp_by_lqpn[bucket], lnode) {
-			void *hdr;
-
-			if (idx++ < skip)
-				continue;
-			if (ibdev && strcmp(ibdev, e->info.ibdev))
-				continue;
-			hdr = rocepath_dump_put(skb, cb, ROCEPATH_CMD_QP_GET);
-			if (!hdr) {
-				err = -EMSGSIZE;
-				goto out;
-			}
-			if (rocepath_qp_fill(skb, &e->info)) {
-				genlmsg_cancel(skb, hdr);
-				err = -EMSGSIZE;
-				goto out;
-			}
-			genlmsg_end(skb, hdr);
-		}
-	}
-out:
+	ret = rocepath_dump_run(skb, cb, READ_ONCE(qp_generation), dump_walk,
+				dump_fill);
 	rcu_read_unlock();
-	cb->args[0] = bucket;
-	cb->args[1] = err ? idx - 1 : 0;
-	if (err && skb->len)
-		return skb->len;
-	return err;
+	return ret;
 }
 
 int rocepath_qp_init(void)

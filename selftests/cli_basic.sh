@@ -80,6 +80,7 @@ ok_json() {
 
 lsmod | grep -q '^rocepath ' && rmmod rocepath
 expect_fail "no module: clear error, exit 1" "family not found" -j pin show
+expect_fail "no module: error says how to load it" "modprobe rocepath" -j pin show
 
 insmod "$ROCEPATH_KO" || ksft_skip_all "cannot insmod $ROCEPATH_KO"
 defer rmmod rocepath
@@ -224,6 +225,16 @@ ok_json "stats -j: one object with counters and limits" \
 	"isinstance(d, dict) and {'rules','rules_max','qps','qps_max','generation','sports_max','flows','flows_max'} <= set(d)" \
 	-j stats
 ok "stats (text)" stats
+ok_json "stats -j: notification queue limit and drops" \
+	"d.get('ntf_queue_limit') == 1048576 and d.get('ntf_dropped', -1) >= 0" \
+	-j stats
+rp stats
+if grep -q "^ntf_queue_limit  *1048576$" "$T/out" && grep -q "^ntf_dropped " "$T/out"; then
+	ksft_pass "stats (text) shows ntf_dropped and ntf_queue_limit"
+else
+	log "$(cat "$T/out")"
+	ksft_fail "stats (text) shows ntf_dropped and ntf_queue_limit"
+fi
 
 # ---- monitor ----
 on_host_bg 1 mon "timeout 60 '$RP' -j monitor"

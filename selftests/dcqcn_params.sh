@@ -37,19 +37,44 @@ set_ok() {
 }
 ksft_test "dcqcn-set changes the named parameters only" set_ok
 
+# The ranges are the spec's (checks: min/max), enforced by the generated
+# policy: the extack carries the policy's message, the offending attribute
+# and the policy itself with its range.
 rejected() {
-	local json=$1 name=$2 out
+	local json=$1 attr=$2 min=$3 max=$4 out
 	out=$(dcqcn_set 1 "$IBDEV" "$json" 2>&1) && { echo "accepted: $json"; return 1; }
 	echo "$out" | tail -3
-	echo "$out" | grep -q "$name out of range" || return 1
+	echo "$out" | grep -q "out of range" || return 1
+	echo "$out" | grep -q "'bad-attr': '.dcqcn.$attr'" || return 1
+	echo "$out" | grep -q "'min-value': $min, 'max-value': $max" || return 1
 	[ "$(param rp-ai-rate)" = 10 ]
 }
-ksft_test "rp_min_dec_fac 101 rejected with extack" rejected \
-	'{"rp-ai-rate": 11, "rp-min-dec-fac": 101}' rp_min_dec_fac
-ksft_test "np_cnp_dscp 64 rejected with extack" rejected '{"np-cnp-dscp": 64}' np_cnp_dscp
-ksft_test "rp_enable 2 rejected with extack" rejected '{"rp-enable": 2}' rp_enable
-ksft_test "rp_initial_alpha_value 1024 rejected with extack" rejected \
-	'{"rp-initial-alpha-value": 1024}' rp_initial_alpha_value
+ksft_test "rp_min_dec_fac 101 rejected by the policy" rejected \
+	'{"rp-ai-rate": 11, "rp-min-dec-fac": 101}' rp-min-dec-fac 1 100
+ksft_test "np_cnp_dscp 64 rejected by the policy" rejected '{"np-cnp-dscp": 64}' np-cnp-dscp 0 63
+ksft_test "rp_enable 2 rejected by the policy" rejected '{"rp-enable": 2}' rp-enable 0 1
+ksft_test "rp_initial_alpha_value 1024 rejected by the policy" rejected \
+	'{"rp-initial-alpha-value": 1024}' rp-initial-alpha-value 0 1023
+ksft_test "rp_time_reset 0 rejected by the policy" rejected \
+	'{"rp-time-reset": 0}' rp-time-reset 1 131071
+
+min_over_max() {
+	local out
+	out=$(dcqcn_set 1 "$IBDEV" '{"rp-max-rate": 100, "rp-min-rate": 200}' 2>&1) && return 1
+	echo "$out" | tail -2
+	echo "$out" | grep -q "rp_min_rate above rp_max_rate" &&
+		echo "$out" | grep -q "'bad-attr': '.dcqcn.rp-min-rate'" &&
+		[ "$(param rp-max-rate)" = 0 ]
+}
+ksft_test "rp_min_rate above rp_max_rate rejected, naming rp-min-rate" min_over_max
+
+output_only() {
+	local out
+	out=$(dcqcn_set 1 "$IBDEV" '{"fq-missing": 0}' 2>&1) && return 1
+	echo "$out" | tail -2
+	echo "$out" | grep -q "output only"
+}
+ksft_test "dcqcn-set with fq-missing (output only) rejected" output_only
 
 nodev() {
 	local out

@@ -17,6 +17,16 @@ defer 'rmmod rocepath'
 kmsg_mark
 taint0=$(cat /proc/sys/kernel/tainted)
 
+# No MODULE_ALIAS_GENL_FAMILY: genetlink's CTRL_CMD_GETFAMILY, open to any
+# user, would request_module() the family alias and so let an unprivileged
+# lookup install the module's kprobes and netfilter hooks.
+no_family_alias() {
+	local al
+	al=$(modinfo -F alias "$ROCEPATH_KO") || return 1
+	[ -n "$al" ] && echo "aliases: $al"
+	! grep -q 'family-rocepath' <<<"$al"
+}
+ksft_test "module has no genetlink family alias (no unprivileged autoload)" no_family_alias
 ksft_test "insmod $(basename "$ROCEPATH_KO") ($(uname -r))" insmod "$ROCEPATH_KO"
 ksft_test "generic netlink family rocepath registered" genl ctrl get name rocepath
 ksft_test "module holds no unexpected references (refcnt 0)" \

@@ -98,6 +98,32 @@ def main_mode(peer4, peer6, ibdev):
     expect_err(y, 'pin-replace', {'replace-flags': 3, 'generation': 0x7fffffff},
                116, 'changed since', 'commit on a stale generation')
 
+    # Each op takes only the attributes its request lists in the spec;
+    # output-only attributes are rejected (they used to be ignored).
+    expect_err(y, 'pin-add', {'pin': {'remote': r4, 'rqpn': 4, 'sport': [50000],
+                                      'sport-qps': [1]}},
+               22, 'output only', 'pin-add with sport-qps (output only)')
+    expect_err(y, 'pin-add', {'generation': 1,
+                              'pin': {'remote': r4, 'rqpn': 4, 'sport': [50000]}},
+               22, 'not valid for this operation', 'pin-add with a generation')
+    expect_err(y, 'stats-get', {'ibdev': ibdev}, 22,
+               'not valid for this operation', 'stats-get with an ibdev')
+    expect_err(y, 'pin-flush', {'ibdev': ibdev}, 22,
+               'not valid for this operation', 'pin-flush with an ibdev')
+    expect_err(y, 'dcqcn-set', {'dcqcn': {'ibdev': ibdev, 'soft': 0}}, 22,
+               'output only', 'dcqcn-set with soft (output only)')
+    try:
+        y.dump('pin-get', {'ibdev': ibdev})
+        result(False, 'pin-get dump with an ibdev: EINVAL', 'dump succeeded')
+    except NlError as e:
+        result(e.nl_msg.error == -22, 'pin-get dump with an ibdev: EINVAL',
+               f'{e.nl_msg.error} {e.nl_msg.extack}')
+    result(not [x for x in pins(y) if x.get('rqpn') == 4],
+           'rejected requests added nothing')
+    st = y.do('stats-get', {})['stats']
+    result(st.get('ntf-queue-limit') == 1 << 20 and 'ntf-dropped' in st,
+           'stats-get reports ntf-queue-limit (1 MiB) and ntf-dropped', st)
+
     # Exact and device-scoped rules, IPv6.
     y.do('pin-add', {'pin': {'remote': r6, 'ibdev': ibdev, 'rqpn': 17, 'lqpn': 18,
                              'sport': [60000]}})

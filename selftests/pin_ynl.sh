@@ -12,7 +12,7 @@ source "$(dirname "$0")/pin_lib.sh"
 
 require_module
 require_ynl
-require_cmd setpriv
+require_cmd setpriv jq
 
 R4=$(ip_hex "$PEER_IP4")
 
@@ -69,5 +69,31 @@ run_py setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 # 4. Limits are module parameters.
 rp_load 1 max_rules=2 max_sports=4
 run_py python3 selftests/pin_ynl.py limits "$PEER_IP4" "$PEER_IP6"
+
+# 5. Notifications the hook queues are bounded in bytes (max_ntf_bytes):
+# with a 1-byte limit none fits, so a listener gets no qp-add-ntf for the
+# QPs of a ping-pong and every one is counted in ntf-dropped.
+rp_load 1 max_ntf_bytes=1
+ntf_bound() {
+	local mon pid st i
+	mon=$(mktemp)
+	python3 selftests/pin_ynl.py monitor 60 >"$mon" 2>&1 &
+	pid=$!
+	for i in $(seq 50); do grep -q READY "$mon" && break; sleep 0.2; done
+	rdma_pingpong >/dev/null || echo "rc_pingpong failed"
+	sleep 1
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	st=$(ynl_fast --do stats-get --output-json)
+	echo "$st" | jq -c '.stats | {"ntf-dropped", "ntf-queue-limit"}'
+	grep -m3 NTF "$mon"
+	if grep -q "NTF qp-add-ntf" "$mon"; then
+		rm -f "$mon"
+		return 1
+	fi
+	rm -f "$mon"
+	echo "$st" | jq -e '.stats["ntf-queue-limit"] == 1 and .stats["ntf-dropped"] >= 1' >/dev/null
+}
+ksft_test "max_ntf_bytes=1: qp-add-ntf dropped and counted in ntf-dropped" ntf_bound
 
 ksft_exit

@@ -74,7 +74,7 @@ int cli_nl_open(const struct rp_cli *cli, struct rp_nl **nlp)
 
 	if (ret == -ENOENT)
 		return rp_error_ret(ret,
-				    "rocepath generic netlink family not found (is rocepath.ko loaded?)");
+				    "rocepath generic netlink family not found: load the module with 'modprobe rocepath'");
 	if (ret)
 		return rp_error_ret(ret, "cannot open generic netlink socket: %s",
 				    strerror(-ret));

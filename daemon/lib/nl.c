@@ -35,6 +35,12 @@ struct nl_family {
 	} groups[NL_MAX_GROUPS];
 };
 
+/* NLMSGERR_ATTR_POLICY of an integer range check the kernel failed. */
+struct err_range {
+	bool valid;
+	int64_t min, max;
+};
+
 struct rp_nl {
 	struct mnl_socket *sock;
 	uint32_t portid;
@@ -45,6 +51,7 @@ struct rp_nl {
 	FILE *debug;
 	char errmsg[256];
 	uint32_t erroff;
+	struct err_range range;		/* the rejecting policy's value range */
 };
 
 static void set_err(struct rp_nl *nl, const char *msg)
@@ -138,8 +145,41 @@ const struct nlattr *rp_nl_attr(const struct nlmsghdr *nlh, int type)
 	return NULL;
 }
 
+static void parse_policy(const struct nlattr *pol, struct err_range *r)
+{
+	const struct nlattr *a;
+	bool lo = false, hi = false;
+
+	mnl_attr_for_each_nested(a, pol) {
+		if (mnl_attr_get_payload_len(a) < 8)
+			continue;
+		switch (mnl_attr_get_type(a)) {
+		case NL_POLICY_TYPE_ATTR_MIN_VALUE_S:
+		case NL_POLICY_TYPE_ATTR_MIN_VALUE_U:
+			r->min = (int64_t)mnl_attr_get_u64(a);
+			lo = true;
+			break;
+		case NL_POLICY_TYPE_ATTR_MAX_VALUE_S:
+		case NL_POLICY_TYPE_ATTR_MAX_VALUE_U:
+			r->max = (int64_t)mnl_attr_get_u64(a);
+			hi = true;
+			break;
+		}
+	}
+	r->valid = lo && hi;
+}
+
+static int parse_err(const struct nlmsghdr *nlh, size_t len, char *msg,
+		     size_t msglen, uint32_t *off, struct err_range *range);
+
 int rp_nl_parse_err(const struct nlmsghdr *nlh, size_t len, char *msg,
 		    size_t msglen, uint32_t *off)
+{
+	return parse_err(nlh, len, msg, msglen, off, NULL);
+}
+
+static int parse_err(const struct nlmsghdr *nlh, size_t len, char *msg,
+		     size_t msglen, uint32_t *off, struct err_range *range)
 {
 	const char *base = (const char *)nlh;
 	size_t hdr, end;
@@ -149,6 +189,8 @@ int rp_nl_parse_err(const struct nlmsghdr *nlh, size_t len, char *msg,
 		msg[0] = '\0';
 	if (off)
 		*off = 0;
+	if (range)
+		range->valid = false;
 	if (len < nlh->nlmsg_len || nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(int))
 		return -EBADMSG;
 	end = nlh->nlmsg_len;
@@ -206,6 +248,10 @@ int rp_nl_parse_err(const struct nlmsghdr *nlh, size_t len, char *msg,
 				if (mnl_attr_get_payload_len(a) >= 4)
 					miss = mnl_attr_get_u32(a);
 				break;
+			case NLMSGERR_ATTR_POLICY:
+				if (range)
+					parse_policy(a, range);
+				break;
 			}
 			a = mnl_attr_next(a);
 			rem = end - ((const char *)a - base);
@@ -248,9 +294,9 @@ static int recv_replies(struct rp_nl *nl, uint32_t seq, rp_nl_cb cb,
 				*intr = true;
 			if (nlh->nlmsg_type == NLMSG_ERROR ||
 			    nlh->nlmsg_type == NLMSG_DONE) {
-				ret = rp_nl_parse_err(nlh, n, nl->errmsg,
-						      sizeof(nl->errmsg),
-						      &nl->erroff);
+				ret = parse_err(nlh, n, nl->errmsg,
+						sizeof(nl->errmsg), &nl->erroff,
+						&nl->range);
 				/* An ack's extack message is only a warning. */
 				if (!ret)
 					nl->errmsg[0] = '\0';
@@ -270,6 +316,7 @@ static int send_msg(struct rp_nl *nl, struct nlmsghdr *nlh)
 {
 	nl->errmsg[0] = '\0';
 	nl->erroff = 0;
+	nl->range.valid = false;
 	debug_msg(nl, "sent", nlh, nlh->nlmsg_len);
 	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0) {
 		int ret = -errno;
@@ -911,6 +958,7 @@ int rp_dcqcn_set(struct rp_nl *nl, const struct rp_dcqcn *d)
 {
 	struct nlmsghdr *nlh = rp_nl_msg(nl, ROCEPATH_CMD_DCQCN_SET, 0);
 	struct nlattr *nest;
+	int ret;
 
 	nest = mnl_attr_nest_start(nlh, ROCEPATH_A_DCQCN);
 	mnl_attr_put_strz(nlh, ROCEPATH_A_DCQCN_IBDEV, d->ibdev);
@@ -918,7 +966,24 @@ int rp_dcqcn_set(struct rp_nl *nl, const struct rp_dcqcn *d)
 		if (rp_dcqcn_name(i) && RP_HAS(d, i))
 			mnl_attr_put_u32(nlh, i, d->val[i]);
 	mnl_attr_nest_end(nlh, nest);
-	return rp_nl_doit(nl, nlh, NULL, NULL);
+	ret = rp_nl_doit(nl, nlh, NULL, NULL);
+	/*
+	 * The policy (from the spec) rejects an out-of-range value with its
+	 * range and the offset of the attribute: name the parameter.
+	 */
+	if (ret && nl->range.valid &&
+	    nl->erroff > (size_t)((const char *)nest - (const char *)nlh) &&
+	    nl->erroff + sizeof(struct nlattr) <= nlh->nlmsg_len) {
+		const struct nlattr *a =
+			(const void *)((const char *)nlh + nl->erroff);
+		const char *name = rp_dcqcn_name(mnl_attr_get_type(a));
+
+		if (name)
+			snprintf(nl->errmsg, sizeof(nl->errmsg),
+				 "%s out of range %lld..%lld", name,
+				 (long long)nl->range.min, (long long)nl->range.max);
+	}
+	return ret;
 }
 
 static int stats_cb(const struct nlmsghdr *nlh, void *data)

@@ -58,6 +58,8 @@ static const char *const stats_names[ROCEPATH_A_STATS_MAX + 1] = {
 	[ROCEPATH_A_STATS_FLOW_ALLOC_FAILURES] = "flow_alloc_failures",
 	[ROCEPATH_A_STATS_CNP_TX] = "cnp_tx",
 	[ROCEPATH_A_STATS_CNP_RX] = "cnp_rx",
+	[ROCEPATH_A_STATS_NTF_DROPPED] = "ntf_dropped",
+	[ROCEPATH_A_STATS_NTF_QUEUE_LIMIT] = "ntf_queue_limit",
 };
 
 static const char *const flow_names[ROCEPATH_A_FLOW_MAX + 1] = {

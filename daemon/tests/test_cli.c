@@ -252,6 +252,7 @@ TEST(missing_module_is_clear)
 	EXPECT_EQ(1, st);
 	EXPECT_STREQ("", out);
 	EXPECT_NE(NULL, strstr(err, "rocepath generic netlink family not found"));
+	EXPECT_NE(NULL, strstr(err, "modprobe rocepath"));
 	EXPECT_EQ(0, strncmp(err, "Error: ", 7));
 }
 
