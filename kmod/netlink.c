@@ -23,6 +23,7 @@
 #include "netlink-req.h"
 #include "pin.h"
 #include "qp.h"
+#include "qp_probe.h"
 #include "stats.h"
 
 /*
@@ -367,6 +368,7 @@ static int put_u64(struct sk_buff *skb, int type, u64 v)
 
 static int fill_stats(struct sk_buff *skb)
 {
+	struct rocepath_probe_stats prs;
 	struct rocepath_flow_stats fs;
 	struct rocepath_pin_stats ps;
 	struct rocepath_qp_stats qs;
@@ -375,6 +377,7 @@ static int fill_stats(struct sk_buff *skb)
 	rocepath_pin_get_stats(&ps);
 	rocepath_qp_get_stats(&qs);
 	rocepath_flow_stats(&fs);
+	rocepath_qp_probe_stats(&prs);
 
 	nest = nla_nest_start(skb, ROCEPATH_A_STATS);
 	if (!nest)
@@ -409,7 +412,11 @@ static int fill_stats(struct sk_buff *skb)
 	    put_u64(skb, ROCEPATH_A_STATS_NTF_DROPPED,
 		    atomic64_read(&ntf_dropped)) ||
 	    nla_put_u32(skb, ROCEPATH_A_STATS_NTF_QUEUE_LIMIT,
-			READ_ONCE(max_ntf_bytes))) {
+			READ_ONCE(max_ntf_bytes)) ||
+	    put_u64(skb, ROCEPATH_A_STATS_QPS_ROLLED_BACK,
+		    rocepath_stat_read(ROCEPATH_STAT_QPS_ROLLED_BACK)) ||
+	    nla_put_u32(skb, ROCEPATH_A_STATS_PROBE_SLOTS, prs.slots) ||
+	    put_u64(skb, ROCEPATH_A_STATS_PROBE_MISSED, prs.missed)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

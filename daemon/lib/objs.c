@@ -60,6 +60,9 @@ static const char *const stats_names[ROCEPATH_A_STATS_MAX + 1] = {
 	[ROCEPATH_A_STATS_CNP_RX] = "cnp_rx",
 	[ROCEPATH_A_STATS_NTF_DROPPED] = "ntf_dropped",
 	[ROCEPATH_A_STATS_NTF_QUEUE_LIMIT] = "ntf_queue_limit",
+	[ROCEPATH_A_STATS_QPS_ROLLED_BACK] = "qps_rolled_back",
+	[ROCEPATH_A_STATS_PROBE_SLOTS] = "probe_slots",
+	[ROCEPATH_A_STATS_PROBE_MISSED] = "probe_missed",
 };
 
 static const char *const flow_names[ROCEPATH_A_FLOW_MAX + 1] = {
