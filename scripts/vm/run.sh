@@ -107,11 +107,13 @@ case $ttimeout in
 '' | *[!0-9]*) die "-t wants seconds, got '$ttimeout'" ;;
 esac
 
-# Initramfs, rebuilt when its inputs change.
+# Initramfs, named after its inputs' content: worktrees sharing one cache
+# (.cache symlinked) may carry different versions of stage 1, and an
+# mtime comparison would hand one tree the other's image.
 mkdir -p "$CACHE/vm"
-initrd=$CACHE/vm/initramfs-$rel.cpio
-if [ ! -s "$initrd" ] || [ "$TOP/scripts/vm/init" -nt "$initrd" ] ||
-	[ "$TOP/scripts/vm/mkinitramfs.sh" -nt "$initrd" ]; then
+ihash=$(cat "$TOP/scripts/vm/init" "$TOP/scripts/vm/mkinitramfs.sh" | sha1sum | cut -c1-12)
+initrd=$CACHE/vm/initramfs-$rel-$ihash.cpio
+if [ ! -s "$initrd" ]; then
 	"$TOP/scripts/vm/mkinitramfs.sh" "$rel" "$initrd" || die "building the initramfs for $rel failed"
 fi
 
