@@ -758,7 +758,9 @@ class Phase:
         unpriv = self.phase == 1
         per_op = {}
         per_mut = {}
+        per_t = {}
         hist = {}
+        now = time.monotonic
         cur = self.cur
         threading.Thread(target=self.watchdog, daemon=True).start()
         t0 = time.monotonic()
@@ -769,7 +771,8 @@ class Phase:
         for i in indices:
             msg, req, mut = build(seed, phase, i)
             must, refuse, eperm, cmd = classify_(msg, famid, state_cmds, unpriv)
-            cur[0], cur[1], cur[2] = i, time.monotonic(), (req, mut, msg)
+            t1 = now()
+            cur[0], cur[1], cur[2] = i, t1, (req, mut, msg)
             try:
                 send(msg)
             except OSError as e:
@@ -807,6 +810,7 @@ class Phase:
                 drain()
                 k = 'not-required'
             hist[k] = hist.get(k, 0) + 1
+            per_t[req.label] = per_t.get(req.label, 0.0) + (now() - t1)
             if args.verbose:
                 print('# %s %d %s %s -> %s %s' % (self.pname, i, req.label, mut, k,
                                                   msg[:64].hex()))
@@ -824,6 +828,8 @@ class Phase:
               (p, seed, n, dt, n / dt if dt > 0 else 0,
                ', %d ENOBUFS' % conn.enobufs if conn.enobufs else ''))
         print('# %s per op: %s' % (p, ' '.join('%s=%d' % kv for kv in sorted(per_op.items()))))
+        print('# %s us per message in the kernel and back, per op: %s' %
+              (p, ' '.join('%s=%d' % (k, 1e6 * v / per_op[k]) for k, v in sorted(per_t.items()))))
         print('# %s per mutation: %s' %
               (p, ' '.join('%s=%d' % kv for kv in sorted(per_mut.items()))))
         print('# %s answers: %s' %
