@@ -75,6 +75,11 @@ INT_TYPES = {
     'sint': ('q', -(1 << 63), (1 << 63) - 1),
 }
 
+# Names the YNL schema allows for checks (u32-max, s16-min, ...).
+TYPE_LIMITS = {}
+for _t, (_f, _lo, _hi) in INT_TYPES.items():
+    TYPE_LIMITS[_t + '-min'], TYPE_LIMITS[_t + '-max'] = _lo, _hi
+
 TOP = os.environ.get('ROCEPATH_TOP',
                      os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_SPEC = os.path.join(TOP, 'Documentation/netlink/specs/rocepath.yaml')
@@ -200,6 +205,8 @@ class Spec:
             return v
         if isinstance(v, str) and v in self.consts:
             return self.consts[v]
+        if isinstance(v, str) and v in TYPE_LIMITS:
+            return TYPE_LIMITS[v]
         try:
             return int(str(v), 0)
         except ValueError:
