@@ -760,7 +760,9 @@ class Phase:
 
     def run(self, indices):
         spec, gen, args = self.spec, self.gen, self.args
-        conn = Conn()
+        nsock = max(1, args.sockets)
+        conns = [Conn() for _ in range(nsock)]
+        reopened = 0
         famid, state_cmds = self.famid, spec.state_cmds
         unpriv = self.phase == 1
         per_op = {}
@@ -773,10 +775,15 @@ class Phase:
         t0 = time.monotonic()
         build, classify_ = gen.build, classify
         seed, phase, timeout = args.seed, self.phase, args.timeout
-        wait, drain, send = conn.wait, conn.drain, conn.send
         n = timeouts = 0
         for i in indices:
             msg, req, mut = build(seed, phase, i)
+            # The socket, and whether it is closed and opened anew after
+            # this message (what a socket owned, a staging set, goes),
+            # follow from the index too.
+            k = (i * 0x9E3779B1) & 0xffffffff
+            conn = conns[k % nsock]
+            wait, drain, send = conn.wait, conn.drain, conn.send
             must, refuse, eperm, cmd = classify_(msg, famid, state_cmds, unpriv)
             t1 = now()
             cur[0], cur[1], cur[2] = i, t1, (req, mut, msg)
@@ -812,28 +819,34 @@ class Phase:
                                 (cmd, ename(res)))
                 if must is None:
                     drain()     # netlink parses what follows nlmsg_len too
-                k = ename(res) if not why else 'unanswered'
+                ans = ename(res) if not why else 'unanswered'
             else:
                 drain()
-                k = 'not-required'
-            hist[k] = hist.get(k, 0) + 1
+                ans = 'not-required'
+            hist[ans] = hist.get(ans, 0) + 1
             per_t[req.label] = per_t.get(req.label, 0.0) + (now() - t1)
+            if (k >> 12) % 256 == 0:
+                conn.close()
+                conns[conns.index(conn)] = Conn()
+                reopened += 1
             if args.verbose:
-                print('# %s %d %s %s -> %s %s' % (self.pname, i, req.label, mut, k,
+                print('# %s %d %s %s -> %s %s' % (self.pname, i, req.label, mut, ans,
                                                   msg[:64].hex()))
         dt = time.monotonic() - t0
         cur[0] = 'end'
         # The socket still works: a valid request of a non-state op answers.
-        ok = self.probe(conn)
-        if not ok:
-            fail_line('%s seed=%d: the socket no longer answers a valid request '
-                      'after %d messages' % (self.pname, seed, n))
-            self.fails += 1
-        conn.close()
+        enobufs = 0
+        for j, conn in enumerate(conns):
+            if not self.probe(conn):
+                fail_line('%s seed=%d: socket %d no longer answers a valid request '
+                          'after %d messages' % (self.pname, seed, j, n))
+                self.fails += 1
+            enobufs += conn.enobufs
+            conn.close()
         p = self.pname
-        print('# %s: seed %d, %d messages in %.1fs: %.0f msgs/s%s' %
-              (p, seed, n, dt, n / dt if dt > 0 else 0,
-               ', %d ENOBUFS' % conn.enobufs if conn.enobufs else ''))
+        print('# %s: seed %d, %d messages in %.1fs: %.0f msgs/s (%d sockets, %d reopened%s)' %
+              (p, seed, n, dt, n / dt if dt > 0 else 0, nsock, reopened,
+               ', %d ENOBUFS' % enobufs if enobufs else ''))
         print('# %s per op: %s' % (p, ' '.join('%s=%d' % kv for kv in sorted(per_op.items()))))
         print('# %s us per message in the kernel and back, per op: %s' %
               (p, ' '.join('%s=%d' % (k, 1e6 * v / per_op[k]) for k, v in sorted(per_t.items()))))
@@ -877,6 +890,9 @@ def main():
     ap.add_argument('--phase', choices=('both', 'root', 'unpriv'), default='both')
     ap.add_argument('--index', type=int, default=None,
                     help='send only message INDEX of the phase (replay)')
+    ap.add_argument('--sockets', type=int, default=3,
+                    help='sockets to spread the messages over (default 3); '
+                    'each is closed and opened anew now and then')
     ap.add_argument('--timeout', type=float, default=10.0,
                     help='seconds to wait for an answer (default 10)')
     ap.add_argument('--ibdev', action='append', default=None,
