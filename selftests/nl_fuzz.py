@@ -4,7 +4,8 @@
 
 usage: nl_fuzz.py [--spec YAML] [--seed N] [--count N] [--unpriv-count N]
                   [--phase both|root|unpriv] [--index I] [--timeout S]
-                  [--ibdev NAME]... [--addr IP]... [--dry-run] [--verbose]
+                  [--sockets N] [--ibdev NAME]... [--addr IP]...
+                  [--dry-run] [--verbose]
 
 For every request of every operation in the spec (do and dump) it builds
 messages from the spec's attribute sets: valid ones (values inside any
@@ -24,9 +25,11 @@ phase, op, mutation, seed and index, plus the message in hex):
   - every request that netlink must answer (NLM_F_ACK, a dump request,
     an error) is answered (ack, error or NLMSG_DONE) within --timeout;
   - unprivileged, every state-changing operation (admin-perm, or any do
-    that is not a *-get) whose headers reach the family is refused with
-    EPERM, never executed;
-  - the socket still answers a valid request afterwards.
+    that is not a *-get) that reaches the family is refused, with EPERM
+    when its headers pass genetlink's checks (reserved 0, plain flags);
+  - every socket still answers a valid request afterwards.
+Messages are spread over --sockets sockets, one of them reopened about
+every 256 messages (the choice also follows from the index).
 Statistics at the end as "# " lines: seed, count, messages per operation
 and mutation, an errno histogram and messages per second.
 """
@@ -366,7 +369,7 @@ class Gen:
         return b''.join(out)
 
     @staticmethod
-    def walk(nodes, acc, parent=None):
+    def walk(nodes, acc):
         for nd in nodes:
             acc.append((nd, nodes))
             if isinstance(nd[1], list):
