@@ -68,6 +68,9 @@ else
 fi
 export IBDEV=rxe0 NETDEV=eth0 RUN_DIR=$run
 export RPVM_TIMEOUT=$ttimeout RPVM_AGENT_PORT=7000
+# Test tunables passed from the host (run.sh: settings env=, ROCEPATH_VM_PASSENV).
+# shellcheck disable=SC1091
+[ -s "$run/env" ] && . "$run/env"
 cd "$top" || die "cannot cd to $top"
 
 # Name the NICs by MAC, whatever order they were probed in. Few forks:

@@ -18,7 +18,12 @@
 # ROCEPATH_VM_KEEP=1 (keep the run directory even on success),
 # ROCEPATH_VM_ICOUNT (TCG only: QEMU -icount option, e.g. "shift=3", so
 # guest time counts instructions and CPU-time figures do not depend on
-# how loaded the host is; for benchmarks).
+# how loaded the host is; for benchmarks), ROCEPATH_VM_TIMEOUT (seconds
+# for the test when -t is not given; default: selftests/settings),
+# ROCEPATH_VM_PASSENV (names of further variables to pass into the guests).
+# Variables named in the env= line of the test's settings file (a test's
+# tunables, e.g. NL_FUZZ_COUNT) or in ROCEPATH_VM_PASSENV, when set here,
+# are exported in every guest through $RUN_DIR/env.
 
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -87,23 +92,28 @@ case $abs_test in
 "$TOP"/*) ;;
 *) die "$test_path is outside the project tree $TOP; guests only see the tree writable" ;;
 esac
+settings=$(dirname "$abs_test")/settings
+[ -n "$ttimeout" ] || ttimeout=${ROCEPATH_VM_TIMEOUT:-}
 if [ -z "$ttimeout" ]; then
 	ttimeout=300
-	settings=$(dirname "$abs_test")/settings
 	if [ -f "$settings" ]; then
 		t=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$settings")
 		[ -n "$t" ] && ttimeout=$t
 	fi
 fi
+passenv=${ROCEPATH_VM_PASSENV:-}
+[ -f "$settings" ] && passenv+=" $(sed -n 's/^env=//p' "$settings")"
 case $ttimeout in
 '' | *[!0-9]*) die "-t wants seconds, got '$ttimeout'" ;;
 esac
 
-# Initramfs, rebuilt when its inputs change.
+# Initramfs, named after its inputs' content: worktrees sharing one cache
+# (.cache symlinked) may carry different versions of stage 1, and an
+# mtime comparison would hand one tree the other's image.
 mkdir -p "$CACHE/vm"
-initrd=$CACHE/vm/initramfs-$rel.cpio
-if [ ! -s "$initrd" ] || [ "$TOP/scripts/vm/init" -nt "$initrd" ] ||
-	[ "$TOP/scripts/vm/mkinitramfs.sh" -nt "$initrd" ]; then
+ihash=$(cat "$TOP/scripts/vm/init" "$TOP/scripts/vm/mkinitramfs.sh" | sha1sum | cut -c1-12)
+initrd=$CACHE/vm/initramfs-$rel-$ihash.cpio
+if [ ! -s "$initrd" ]; then
 	"$TOP/scripts/vm/mkinitramfs.sh" "$rel" "$initrd" || die "building the initramfs for $rel failed"
 fi
 
@@ -163,6 +173,15 @@ token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 	echo
 } >"$run_dir/job"
 [ -x "$abs_test" ] || sed -i '1s/^/bash /' "$run_dir/job"
+# The test's tunables that are set here, sourced by every guest's init.
+for v in $passenv; do
+	case $v in
+	'' | *[!A-Za-z0-9_]* | [0-9]*) die "bad variable name '$v' in settings env= or ROCEPATH_VM_PASSENV" ;;
+	esac
+	[ -n "${!v+set}" ] || continue
+	printf 'export %s=%q\n' "$v" "${!v}"
+	note "passing $v=${!v}"
+done >"$run_dir/env"
 : >"$run_dir/h1.out"
 
 pids=()
