@@ -3,22 +3,19 @@
  * rocepath: DCQCN parameters per RDMA device, named, scaled and defaulted
  * as mlx5's debugfs cc_params, set and shown over netlink.
  *
- * The device list follows the RDMA core through an ib_client: an entry
- * with the default parameters is created when a device appears and freed
- * when it goes away. Readers (packet path, dumps) use RCU; writers hold
- * rocepath_dcqcn_lock.
+ * The parameters are part of each device's entry in the module's one
+ * device registry (dev.c), created with the defaults when a device appears
+ * and freed when it goes away. The packet path reads them locklessly;
+ * dumps and writers hold the registry lock.
  */
-#include <linux/list.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
-#include <linux/rculist.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/sch_generic.h>
 #include <rdma/ib_verbs.h>
 
 #include "dcqcn.h"
-#include "flow.h"
+#include "dev.h"
 #include "netlink.h"
 
 struct dcqcn_param_desc {
@@ -62,77 +59,16 @@ static const struct dcqcn_param_desc dcqcn_desc[RP_DCQCN_NPARAMS] = {
 static_assert(ROCEPATH_A_DCQCN_NP_CNP_PRIO ==
 	      DCQCN_ATTR(RP_DCQCN_NP_CNP_PRIO));
 
-static struct ib_client rocepath_dcqcn_client;
-static LIST_HEAD(rocepath_dcqcn_devs);
-static DEFINE_MUTEX(rocepath_dcqcn_lock);
-/* Bumped under rocepath_dcqcn_lock by every change, for dcqcn-get dumps. */
-static u32 dcqcn_generation;
-
-struct rocepath_dcqcn_dev *rocepath_dcqcn_find_rcu(const struct ib_device *ibdev)
+void rocepath_dcqcn_dev_init(struct rocepath_dcqcn_dev *dd,
+			     struct ib_device *ibdev)
 {
-	struct rocepath_dcqcn_dev *dd;
-
-	list_for_each_entry_rcu(dd, &rocepath_dcqcn_devs, node)
-		if (dd->ibdev == ibdev)
-			return dd;
-	return NULL;
-}
-
-static struct rocepath_dcqcn_dev *dcqcn_find_name(const char *name)
-{
-	struct rocepath_dcqcn_dev *dd;
-
-	list_for_each_entry(dd, &rocepath_dcqcn_devs, node)
-		if (!strcmp(dev_name(&dd->ibdev->dev), name))
-			return dd;
-	return NULL;
-}
-
-static int dcqcn_client_add(struct ib_device *ibdev)
-{
-	struct rocepath_dcqcn_dev *dd;
 	int i;
 
-	dd = kzalloc(sizeof(*dd), GFP_KERNEL);
-	if (!dd)
-		return -ENOMEM;
 	dd->ibdev = ibdev;
-	strscpy(dd->name, dev_name(&ibdev->dev), sizeof(dd->name));
 	dd->soft = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
 	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
 		dd->p[i] = dcqcn_desc[i].def;
-
-	mutex_lock(&rocepath_dcqcn_lock);
-	list_add_tail_rcu(&dd->node, &rocepath_dcqcn_devs);
-	dcqcn_generation++;
-	mutex_unlock(&rocepath_dcqcn_lock);
-	ib_set_client_data(ibdev, &rocepath_dcqcn_client, dd);
-	return 0;
 }
-
-static void dcqcn_client_remove(struct ib_device *ibdev, void *data)
-{
-	struct rocepath_dcqcn_dev *dd = data;
-
-	if (!dd)
-		return;
-	mutex_lock(&rocepath_dcqcn_lock);
-	list_del_rcu(&dd->node);
-	dcqcn_generation++;
-	mutex_unlock(&rocepath_dcqcn_lock);
-	/* No packet can find dd through the list any more; flows created
-	 * before this point are forgotten before dd is freed.
-	 */
-	synchronize_rcu();
-	rocepath_flow_forget_dev(dd);
-	kfree_rcu(dd, rcu);
-}
-
-static struct ib_client rocepath_dcqcn_client = {
-	.name	= "rocepath_dcqcn",
-	.add	= dcqcn_client_add,
-	.remove	= dcqcn_client_remove,
-};
 
 /* The net device under a soft-RoCE device, held, or NULL. */
 static struct net_device *dcqcn_netdev(const struct rocepath_dcqcn_dev *dd)
@@ -173,6 +109,7 @@ static int dcqcn_fill(struct sk_buff *skb, const void *obj,
 		      const struct rocepath_dump *d)
 {
 	const struct rocepath_dcqcn_dev *dd = obj;
+	char name[IB_DEVICE_NAME_MAX];
 	struct net_device *ndev;
 	struct nlattr *nest;
 	bool fq;
@@ -181,7 +118,8 @@ static int dcqcn_fill(struct sk_buff *skb, const void *obj,
 	nest = nla_nest_start(skb, ROCEPATH_A_DCQCN);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_string(skb, ROCEPATH_A_DCQCN_IBDEV, dev_name(&dd->ibdev->dev)))
+	rocepath_dcqcn_dev_name(dd, name);
+	if (nla_put_string(skb, ROCEPATH_A_DCQCN_IBDEV, name))
 		goto cancel;
 	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
 		if (nla_put_u32(skb, DCQCN_ATTR(i), rocepath_dcqcn_param(dd, i)))
@@ -206,17 +144,15 @@ cancel:
 /* A list is a table of one device per bucket: bucket @b is the b-th. */
 static bool dcqcn_walk(struct rocepath_dump *d, unsigned long b)
 {
-	struct rocepath_dcqcn_dev *dd;
+	struct rocepath_dcqcn_dev *dd = rocepath_dev_dcqcn_nth(b);
+	char name[IB_DEVICE_NAME_MAX];
 
-	lockdep_assert_held(&rocepath_dcqcn_lock);
-	list_for_each_entry(dd, &rocepath_dcqcn_devs, node) {
-		if (b--)
-			continue;
-		if (!d->ibdev || !strcmp(dev_name(&dd->ibdev->dev), d->ibdev))
-			rocepath_dump_obj(d, dd);
-		return true;
-	}
-	return false;
+	if (!dd)
+		return false;
+	rocepath_dcqcn_dev_name(dd, name);
+	if (!d->ibdev || !strcmp(name, d->ibdev))
+		rocepath_dump_obj(d, dd);
+	return true;
 }
 
 /*
@@ -229,10 +165,10 @@ int rocepath_nl_dcqcn_get_dumpit(struct sk_buff *skb,
 {
 	int ret;
 
-	mutex_lock(&rocepath_dcqcn_lock);
-	ret = rocepath_dump_run(skb, cb, dcqcn_generation, dcqcn_walk,
+	rocepath_dev_lock();
+	ret = rocepath_dump_run(skb, cb, rocepath_dev_generation(), dcqcn_walk,
 				dcqcn_fill);
-	mutex_unlock(&rocepath_dcqcn_lock);
+	rocepath_dev_unlock();
 	return ret;
 }
 
@@ -266,8 +202,8 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 		}
 	}
 
-	mutex_lock(&rocepath_dcqcn_lock);
-	dd = dcqcn_find_name(nla_data(tb[ROCEPATH_A_DCQCN_IBDEV]));
+	rocepath_dev_lock();
+	dd = rocepath_dev_dcqcn_by_name(nla_data(tb[ROCEPATH_A_DCQCN_IBDEV]));
 	if (!dd) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[ROCEPATH_A_DCQCN_IBDEV],
 				    "no such rdma device");
@@ -289,26 +225,17 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
 		WRITE_ONCE(dd->p[i], val[i]);
-	dcqcn_generation++;
+	rocepath_dev_changed();
 	if (dd->soft && val[RP_DCQCN_RP_ENABLE]) {
 		struct net_device *ndev = dcqcn_netdev(dd);
 
 		if (ndev && !dcqcn_fq_ok(ndev))
 			pr_warn_once("%s: rp_enable set but %s has no fq root qdisc: rates are not enforced (tc qdisc replace dev %s root fq)\n",
-				     dd->name, ndev->name, ndev->name);
+				     (char *)nla_data(tb[ROCEPATH_A_DCQCN_IBDEV]), ndev->name,
+				     ndev->name);
 		dev_put(ndev);
 	}
 unlock:
-	mutex_unlock(&rocepath_dcqcn_lock);
+	rocepath_dev_unlock();
 	return err;
-}
-
-int rocepath_dcqcn_init(void)
-{
-	return ib_register_client(&rocepath_dcqcn_client);
-}
-
-void rocepath_dcqcn_exit(void)
-{
-	ib_unregister_client(&rocepath_dcqcn_client);
 }

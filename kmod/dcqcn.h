@@ -39,20 +39,18 @@ enum rocepath_dcqcn_param {
 
 /**
  * struct rocepath_dcqcn_dev - DCQCN parameters of one RDMA device
- * @node: entry in the device list (RCU)
- * @ibdev: the device (valid while on the list)
- * @name: device name at registration (renames are followed)
+ * @ibdev: the device
  * @soft: 1 for rxe, where the module's NP and RP run
- * @p: parameters, read locklessly with READ_ONCE()
- * @rcu: for kfree_rcu()
+ * @p: parameters, read locklessly with READ_ONCE(), written under the
+ *	device registry's lock
+ *
+ * Part of the device's registry entry (dev.c), which lives as long as the
+ * device is registered and is freed after an RCU grace period.
  */
 struct rocepath_dcqcn_dev {
-	struct list_head node;
 	struct ib_device *ibdev;
-	char name[IB_DEVICE_NAME_MAX];
 	bool soft;
 	u32 p[RP_DCQCN_NPARAMS];
-	struct rcu_head rcu;
 };
 
 static inline u32 rocepath_dcqcn_param(const struct rocepath_dcqcn_dev *dd,
@@ -93,9 +91,8 @@ struct rocepath_rp {
 	bool cnp_seen;
 };
 
-int rocepath_dcqcn_init(void);
-void rocepath_dcqcn_exit(void);
-struct rocepath_dcqcn_dev *rocepath_dcqcn_find_rcu(const struct ib_device *ibdev);
+void rocepath_dcqcn_dev_init(struct rocepath_dcqcn_dev *dd,
+			     struct ib_device *ibdev);
 
 u32 rocepath_rp_ceiling(const struct rocepath_dcqcn_dev *dd);
 void rocepath_rp_init(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,

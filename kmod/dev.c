@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rocepath: RDMA devices, from an ib_client. Keeps the list the dumps and
- * the rule code read (name <-> index), drops a device's QPs when it goes
- * away and announces devices on the monitor group.
+ * rocepath: the module's one registry of RDMA devices, from an ib_client.
+ * Each entry holds the device's name (following renames), its DCQCN
+ * parameters, and a mark that removal has begun. The registry serves the
+ * dumps and the rule code (name <-> index), the probes (is the device
+ * still there) and the packet path (its DCQCN parameters); when a device
+ * goes away its QP records and flows go first, and devices are announced
+ * on the monitor group.
  */
 #include <linux/err.h>
 #include <linux/module.h>
@@ -14,7 +18,9 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
+#include "dcqcn.h"
 #include "dev.h"
+#include "flow.h"
 #include "netlink.h"
 #include "qp.h"
 
@@ -31,6 +37,7 @@ struct rocepath_dev {
 	u32 index;
 	bool gone;			/* removal started: record no new QP */
 	struct dev_name __rcu *name;
+	struct rocepath_dcqcn_dev dcqcn;
 };
 
 static struct ib_client rocepath_dev_client;
@@ -312,6 +319,74 @@ bool rocepath_dev_name(struct ib_device *ibdev, char *buf, size_t len)
 	return found;
 }
 
+void rocepath_dev_lock(void)
+{
+	mutex_lock(&dev_lock);
+}
+
+void rocepath_dev_unlock(void)
+{
+	mutex_unlock(&dev_lock);
+}
+
+u32 rocepath_dev_generation(void)
+{
+	lockdep_assert_held(&dev_lock);
+	return dev_generation;
+}
+
+void rocepath_dev_changed(void)
+{
+	lockdep_assert_held(&dev_lock);
+	dev_generation++;
+}
+
+struct rocepath_dcqcn_dev *rocepath_dev_dcqcn_nth(unsigned long n)
+{
+	struct rocepath_dev *d;
+
+	lockdep_assert_held(&dev_lock);
+	list_for_each_entry(d, &devs, list)
+		if (!n--)
+			return &d->dcqcn;
+	return NULL;
+}
+
+struct rocepath_dcqcn_dev *rocepath_dev_dcqcn_by_name(const char *name)
+{
+	struct rocepath_dev *d;
+
+	lockdep_assert_held(&dev_lock);
+	list_for_each_entry(d, &devs, list) {
+		/* renames take dev_lock too: the name is stable here */
+		if (!strcmp(rcu_dereference_protected(d->name,
+						      lockdep_is_held(&dev_lock))->s,
+			    name))
+			return &d->dcqcn;
+	}
+	return NULL;
+}
+
+/*
+ * Packet path. ib_get_client_data() is an RCU xarray load; it is only
+ * valid while our client is registered, and the netfilter hooks that call
+ * this are removed before the client is (main.c).
+ */
+struct rocepath_dcqcn_dev *rocepath_dev_dcqcn_rcu(struct ib_device *ibdev)
+{
+	struct rocepath_dev *d;
+
+	d = ib_get_client_data(ibdev, &rocepath_dev_client);
+	if (!d || READ_ONCE(d->gone))
+		return NULL;
+	return &d->dcqcn;
+}
+
+void rocepath_dcqcn_dev_name(const struct rocepath_dcqcn_dev *dd, char *buf)
+{
+	dev_copy_name(container_of(dd, struct rocepath_dev, dcqcn), buf);
+}
+
 static void dev_free_rcu(struct rcu_head *head)
 {
 	struct rocepath_dev *d = container_of(head, struct rocepath_dev, rcu);
@@ -334,6 +409,7 @@ static int dev_add(struct ib_device *ibdev)
 		return -ENOMEM;
 	d->ibdev = ibdev;
 	d->index = ibdev->index;
+	rocepath_dcqcn_dev_init(&d->dcqcn, ibdev);
 	RCU_INIT_POINTER(d->name, dev_name_new(ibdev));
 	if (!rcu_access_pointer(d->name)) {
 		kfree(d);
@@ -357,17 +433,19 @@ static void dev_remove(struct ib_device *ibdev, void *data)
 		return;
 	notify(d, ROCEPATH_CMD_DEV_DEL_NTF);
 	/*
-	 * The probes record no new QP of this device once they see gone;
-	 * after the grace period every handler that did not see it is done,
-	 * so the sweep below leaves nothing behind.
+	 * The probes record no new QP, and packets create no new flow, for
+	 * this device once they see gone; after the grace period every
+	 * handler and packet that did not see it is done, so the sweeps
+	 * below leave nothing behind.
 	 */
-	WRITE_ONCE(d->gone, true);
-	synchronize_rcu();
-	rocepath_qp_del_device(ibdev);
 	mutex_lock(&dev_lock);
+	WRITE_ONCE(d->gone, true);
 	list_del_rcu(&d->list);
 	dev_generation++;
 	mutex_unlock(&dev_lock);
+	synchronize_rcu();
+	rocepath_qp_del_device(ibdev);
+	rocepath_flow_forget_dev(&d->dcqcn);
 	dev_free(d);
 }
 

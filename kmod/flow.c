@@ -23,6 +23,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "dcqcn.h"
+#include "dev.h"
 #include "flow.h"
 #include "netlink.h"
 #include "qp.h"
@@ -138,7 +139,7 @@ static struct rocepath_dcqcn_dev *flow_dev(struct net_device *ndev)
 	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
 	if (!ibdev)
 		return NULL;
-	dd = rocepath_dcqcn_find_rcu(ibdev);
+	dd = rocepath_dev_dcqcn_rcu(ibdev);
 	ib_device_put(ibdev);
 	return dd;
 }
@@ -254,6 +255,14 @@ void rocepath_flow_stats(struct rocepath_flow_stats *s)
 	s->cnp_rx = atomic64_read(&flow_cnp_rx);
 }
 
+static bool flow_on_dev(const struct rocepath_flow *f, const char *name)
+{
+	char buf[IB_DEVICE_NAME_MAX];
+
+	rocepath_dcqcn_dev_name(f->dd, buf);
+	return !strcmp(buf, name);
+}
+
 /* Remove every record matching; NULL @dd and @name match all. */
 static void flow_remove(const struct rocepath_dcqcn_dev *dd, const char *name,
 			unsigned long idle_before, bool aged)
@@ -269,7 +278,7 @@ static void flow_remove(const struct rocepath_dcqcn_dev *dd, const char *name,
 		hlist_for_each_entry_safe(f, tmp, &flow_buckets[b], node) {
 			if (dd && f->dd != dd)
 				continue;
-			if (name && strcmp(f->dd->name, name))
+			if (name && !flow_on_dev(f, name))
 				continue;
 			if (aged && !time_before(READ_ONCE(f->last_seen), idle_before))
 				continue;
@@ -318,12 +327,14 @@ static int flow_fill(struct sk_buff *skb, const void *obj,
 		     const struct rocepath_dump *d)
 {
 	const struct rocepath_flow *f = obj;
+	char name[IB_DEVICE_NAME_MAX];
 	u64 c[8] = {};
 	struct nlattr *nest;
 	int alen, cpu, i;
 	const void *loc, *rem;
 
-	if (d->ibdev && strcmp(f->dd->name, d->ibdev))
+	rocepath_dcqcn_dev_name(f->dd, name);
+	if (d->ibdev && strcmp(name, d->ibdev))
 		return ROCEPATH_DUMP_SKIP;
 	for_each_possible_cpu(cpu) {
 		const struct rocepath_flow_pcpu *pc = per_cpu_ptr(f->pc, cpu);
@@ -351,7 +362,7 @@ static int flow_fill(struct sk_buff *skb, const void *obj,
 	alen = f->key.v4 ? 4 : 16;
 	loc = f->key.v4 ? (const void *)&f->key.local.s6_addr32[3] : &f->key.local;
 	rem = f->key.v4 ? (const void *)&f->key.remote.s6_addr32[3] : &f->key.remote;
-	if (nla_put_string(skb, ROCEPATH_A_FLOW_IBDEV, f->dd->name) ||
+	if (nla_put_string(skb, ROCEPATH_A_FLOW_IBDEV, name) ||
 	    nla_put(skb, ROCEPATH_A_FLOW_LOCAL, alen, loc) ||
 	    nla_put(skb, ROCEPATH_A_FLOW_REMOTE, alen, rem) ||
 	    nla_put_u16(skb, ROCEPATH_A_FLOW_SPORT, f->key.sport))
@@ -426,8 +437,6 @@ int rocepath_nl_flow_reset_doit(struct sk_buff *skb, struct genl_info *info)
 
 int rocepath_flow_init(void)
 {
-	int err;
-
 	if (!max_flows || max_flows > FLOW_MAX_LIMIT) {
 		pr_err("max_flows %u out of range 1..%u\n", max_flows, FLOW_MAX_LIMIT);
 		return -EINVAL;
@@ -438,36 +447,18 @@ int rocepath_flow_init(void)
 		return -ENOMEM;
 	get_random_bytes(&flow_seed, sizeof(flow_seed));
 
-	err = rocepath_dcqcn_init();
-	if (err)
-		goto free_buckets;
-	err = rocepath_flow_hooks_init();
-	if (err)
-		goto exit_dcqcn;
 	INIT_DEFERRABLE_WORK(&flow_aging, flow_aging_fn);
 	queue_delayed_work(system_power_efficient_wq, &flow_aging,
 			   flow_aging_period());
 	return 0;
-
-exit_dcqcn:
-	rocepath_dcqcn_exit();
-free_buckets:
-	kvfree(flow_buckets);
-	flow_buckets = NULL;
-	return err;
 }
 
+/* The netfilter hooks are gone (main.c): nothing adds flows any more. */
 void rocepath_flow_exit(void)
 {
-	rocepath_flow_hooks_exit();
-	/*
-	 * nf_unregister_net_hooks() does not wait for packets already inside
-	 * a hook; they hold the RCU read side, so this does.
-	 */
-	synchronize_net();
 	cancel_delayed_work_sync(&flow_aging);
 	flow_remove(NULL, NULL, 0, false);
-	rocepath_dcqcn_exit();
+	/* flow_free_rcu() is this module's code */
 	rcu_barrier();
 	kvfree(flow_buckets);
 	flow_buckets = NULL;

@@ -300,4 +300,9 @@ void rocepath_flow_hooks_exit(void)
 {
 	nf_unregister_net_hooks(&init_net, rocepath_flow_ops,
 				ARRAY_SIZE(rocepath_flow_ops));
+	/*
+	 * nf_unregister_net_hooks() does not wait for packets already inside
+	 * a hook; they hold the RCU read side, so this does.
+	 */
+	synchronize_net();
 }

@@ -3,18 +3,20 @@
  * rocepath: pin RoCEv2 QPs to planned UDP source ports, count ECN and CNPs
  * per flow, and run a software DCQCN on soft-RoCE.
  *
- * Start-up order: counters, rule set, QP table, flow accounting, the
- * netlink family, the RDMA client (which announces devices on it), and last
- * the QP probes, which feed all of the above. Shutdown is the reverse: the
- * probes go first, so nothing new arrives while the tables are torn down.
+ * Start-up order: counters, rule set, QP table, flow table, the netlink
+ * family, the device registry (an ib_client, which announces devices on
+ * the family), then what feeds them all: the netfilter hooks and last the
+ * QP probes. Shutdown is the reverse, so nothing new arrives while the
+ * tables are torn down; both feeders look devices up in the registry
+ * through ib_get_client_data(), valid only while its client is registered.
  *
  * What each exit step waits for, so no CPU runs module code once it is
- * freed: unregister_kretprobes() waits for running probe handlers; the flow
- * exit calls synchronize_net() for packets inside the netfilter hooks
- * (nf_unregister_net_hooks() does not wait for them) and rcu_barrier() for
- * its call_rcu() callbacks; the device exit rcu_barrier()s for its own.
- * kfree_rcu() runs no module code; the last rcu_barrier() only makes the
- * tables' memory free by the time rmmod returns, where a leak check looks.
+ * freed: unregister_kretprobes() waits for running probe handlers; the
+ * hooks' exit calls synchronize_net() for packets inside them
+ * (nf_unregister_net_hooks() does not wait for those); the registry and
+ * the flow table rcu_barrier() for their call_rcu() callbacks. kfree_rcu()
+ * runs no module code; the last rcu_barrier() only makes the tables'
+ * memory free by the time rmmod returns, where a leak check looks.
  */
 #include <linux/module.h>
 #include <linux/rcupdate.h>
@@ -49,11 +51,16 @@ static int __init rocepath_init(void)
 	err = rocepath_dev_init();
 	if (err)
 		goto err_nl;
-	err = rocepath_qp_probe_init();
+	err = rocepath_flow_hooks_init();
 	if (err)
 		goto err_dev;
+	err = rocepath_qp_probe_init();
+	if (err)
+		goto err_hooks;
 	return 0;
 
+err_hooks:
+	rocepath_flow_hooks_exit();
 err_dev:
 	rocepath_dev_exit();
 err_nl:
@@ -72,6 +79,7 @@ err_stats:
 static void __exit rocepath_exit(void)
 {
 	rocepath_qp_probe_exit();
+	rocepath_flow_hooks_exit();
 	rocepath_dev_exit();
 	rocepath_nl_exit();
 	rocepath_flow_exit();

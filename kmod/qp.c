@@ -18,6 +18,7 @@
 #include <linux/spinlock.h>
 #include <net/genetlink.h>
 
+#include "dev.h"
 #include "netlink.h"
 #include "pin.h"
 #include "qp.h"
@@ -430,8 +431,19 @@ static int put_addr(struct sk_buff *skb, int type, const struct in6_addr *a,
 	return nla_put(skb, type, 16, a);
 }
 
+/*
+ * The QP's device name as it is now (renames are followed); the one it had
+ * when recorded if the device is already gone from the registry.
+ */
+static void qp_dev_name(const struct rocepath_qp_info *info, char *buf)
+{
+	if (!rocepath_dev_index_name(info->dev_index, buf, IB_DEVICE_NAME_MAX))
+		strscpy(buf, info->ibdev, IB_DEVICE_NAME_MAX);
+}
+
 /* The key of the rule that pinned the QP, in the pin attribute set. */
-static int put_rule(struct sk_buff *skb, const struct rocepath_qp_info *info)
+static int put_rule(struct sk_buff *skb, const struct rocepath_qp_info *info,
+		    const char *ibdev)
 {
 	const struct rocepath_qp_rule *r = &info->rule;
 	struct nlattr *nest;
@@ -441,7 +453,7 @@ static int put_rule(struct sk_buff *skb, const struct rocepath_qp_info *info)
 	nest = nla_nest_start(skb, ROCEPATH_A_QP_RULE);
 	if (!nest)
 		return -EMSGSIZE;
-	if ((r->dev && nla_put_string(skb, ROCEPATH_A_PIN_IBDEV, info->ibdev)) ||
+	if ((r->dev && nla_put_string(skb, ROCEPATH_A_PIN_IBDEV, ibdev)) ||
 	    put_addr(skb, ROCEPATH_A_PIN_REMOTE, &info->remote, r->remote_v4) ||
 	    (r->rqpn != ROCEPATH_ANY &&
 	     nla_put_u32(skb, ROCEPATH_A_PIN_RQPN, r->rqpn)) ||
@@ -456,12 +468,14 @@ static int put_rule(struct sk_buff *skb, const struct rocepath_qp_info *info)
 
 int rocepath_qp_fill(struct sk_buff *skb, const struct rocepath_qp_info *info)
 {
+	char ibdev[IB_DEVICE_NAME_MAX];
 	struct nlattr *nest;
 
+	qp_dev_name(info, ibdev);
 	nest = nla_nest_start(skb, ROCEPATH_A_QP);
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put_string(skb, ROCEPATH_A_QP_IBDEV, info->ibdev) ||
+	if (nla_put_string(skb, ROCEPATH_A_QP_IBDEV, ibdev) ||
 	    nla_put_u32(skb, ROCEPATH_A_QP_PORT, info->port) ||
 	    nla_put_u32(skb, ROCEPATH_A_QP_LQPN, info->lqpn) ||
 	    nla_put_u32(skb, ROCEPATH_A_QP_RQPN, info->rqpn) ||
@@ -471,7 +485,7 @@ int rocepath_qp_fill(struct sk_buff *skb, const struct rocepath_qp_info *info)
 	    nla_put_u8(skb, ROCEPATH_A_QP_PINNED, info->pinned) ||
 	    nla_put_u32(skb, ROCEPATH_A_QP_TYPE, info->qp_type) ||
 	    nla_put_u16(skb, ROCEPATH_A_QP_DEFAULT_SPORT, info->default_sport) ||
-	    put_rule(skb, info)) {
+	    put_rule(skb, info, ibdev)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -502,8 +516,10 @@ static int dump_fill(struct sk_buff *skb, const void *obj,
 		     const struct rocepath_dump *d)
 {
 	const struct rocepath_qp *e = obj;
+	char ibdev[IB_DEVICE_NAME_MAX];
 
-	if (d->ibdev && strcmp(d->ibdev, e->info.ibdev))
+	qp_dev_name(&e->info, ibdev);
+	if (d->ibdev && strcmp(d->ibdev, ibdev))
 		return ROCEPATH_DUMP_SKIP;
 	return rocepath_qp_fill(skb, &e->info);
 }
