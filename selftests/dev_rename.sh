@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Proves the module follows an RDMA device rename everywhere it names the
+# device: dev show, dcqcn show and set (the new name works, the old one is
+# refused), a live QP's record, a flow's record and a device-scoped pin
+# rule all say the new name; and back again.
+
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/pin_lib.sh"
+
+require_module
+require_cmd gcc rdma python3
+CLI=$ROCEPATH_TOP/daemon/rocepath
+[ -x "$CLI" ] || ksft_skip_all "no $CLI: make -C daemon"
+CHURN=$RUN_DIR/pin_qp_churn
+gcc -O2 -o "$CHURN" selftests/pin_qp_churn.c -libverbs ||
+	ksft_skip_all "cannot build pin_qp_churn (libibverbs-dev?)"
+GIDX=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
+NEW=rprename0
+FIFO=$(mktemp -u /tmp/dev_rename.XXXXXX)	# a FIFO cannot live on the 9p share
+
+lsmod | grep -q '^rocepath ' && rmmod rocepath
+insmod "$ROCEPATH_KO" || ksft_skip_all "insmod failed"
+defer 'rmmod rocepath'
+defer "rdma dev set $NEW name $IBDEV 2>/dev/null"
+
+"$CLI" pin add remote "$PEER_IP4" sport 50010 dev "$IBDEV" >/dev/null ||
+	ksft_fail "device-scoped pin add"
+rdma_pingpong >/dev/null 2>&1 || log "rc_pingpong failed: no flow record to check"
+mkfifo "$FIFO"
+"$CHURN" -d "$IBDEV" -g "$GIDX" -a "$PEER_IP4" -n 1 -k <"$FIFO" >"$RUN_DIR/keep.out" 2>&1 &
+keep=$!
+exec 7>"$FIFO"
+retry 60 0.5 grep -q "^qp 0 " "$RUN_DIR/keep.out" || log "the kept QP did not come up"
+defer "echo >&7; exec 7>&-; wait $keep"
+
+# names KIND: the device names in 'rocepath -j KIND show', sorted, unique.
+names() {
+	"$CLI" -j $1 show | python3 -c '
+import json, sys
+print(" ".join(sorted({o.get("dev") or "-" for o in json.load(sys.stdin)})))'
+}
+
+renamed() { # FROM TO
+	rdma dev set "$1" name "$2" || return 1
+	local k got ok=0
+	for k in dev dcqcn qp flow pin; do
+		got=$(names $k)
+		log "$k show: $got"
+		grep -qw -- "$2" <<<"$got" && ! grep -qw -- "$1" <<<"$got" || ok=1
+	done
+	return $ok
+}
+ksft_test "rename $IBDEV -> $NEW: dev, dcqcn, qp, flow and pin show say $NEW" renamed "$IBDEV" "$NEW"
+ksft_test "dcqcn set takes the new name" "$CLI" dcqcn set dev "$NEW" np_enable 1
+set_old() {
+	local out
+	out=$("$CLI" dcqcn set dev "$IBDEV" np_enable 1 2>&1) && return 1
+	log "$out"
+	grep -q "no such rdma device" <<<"$out"
+}
+ksft_test "dcqcn set refuses the old name: no such rdma device" set_old
+ksft_test "dcqcn show of $NEW has the value set" \
+	bash -c "'$CLI' -j dcqcn show dev '$NEW' | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[0][\"np_enable\"] != 1)'"
+ksft_test "rename back $NEW -> $IBDEV: every show says $IBDEV" renamed "$NEW" "$IBDEV"
+ksft_exit
