@@ -4,6 +4,9 @@
 #   make            module for the running kernel (or KDIR=), CLI and daemon
 #   make modules-all  the module against both test kernels' headers
 #   make check      every test; last line "N passed, N failed, N skipped"
+#   make check-debug  every VM test on a KASAN/lockdep/kmemleak kernel,
+#                   the unload stress and fuzzing (slow: own lane)
+#   make fuzz       1,000,000 fuzzed netlink messages per phase, debug kernel
 #   make demo       two soft-RoCE guests, rocepathd, RDMA traffic
 #   make bench      benchmarks
 #   make gen        regenerate UAPI and policy code from the YNL spec
@@ -22,7 +25,7 @@ UNITDIR ?= /lib/systemd/system
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/rocepath
 
-.PHONY: all module modules-all userspace gen gen-check deps check demo bench \
+.PHONY: all module modules-all userspace gen gen-check deps check check-debug fuzz demo bench \
 	install uninstall dkms-src dkms-install dkms-uninstall clean
 
 all: module userspace
@@ -56,6 +59,14 @@ deps:
 
 check: deps
 	scripts/check.sh
+
+check-debug: deps
+	scripts/check-debug.sh
+
+# The long fuzzing run on the debug kernel: 1,000,000 messages per phase.
+fuzz: deps
+	NL_FUZZ_COUNT=$${NL_FUZZ_COUNT:-1000000} ROCEPATH_VM_TIMEOUT=$${ROCEPATH_VM_TIMEOUT:-30000} \
+		scripts/check-debug.sh --only nl_fuzz
 
 demo: deps
 	scripts/demo.sh

@@ -17,12 +17,14 @@
 # is non-zero iff something failed.
 #
 # Usage: scripts/check.sh [--kernel 6.1|6.12|REL]... [--only NAME[,NAME...]]...
-#                         [--list] [-h]
+#                         [--extra SELFTEST]... [--list] [-h]
 #   --kernel  VM tests (and sparse) on these kernels only (default: both)
 #   --only    run only the named items: a stage (static, build, unit, vm),
 #             a static check (ynl, checkpatch, sparse, cppcheck, dkms), a unit
 #             test binary (test_pins) or a selftest (pin_wire, pin_wire.sh).
 #             The build stage always runs: everything else needs it.
+#   --extra   one more VM selftest (a path under selftests/, e.g.
+#             debug/unload_stress.sh), run after the others on each kernel
 #   --list    print the item names and exit
 
 set -u
@@ -37,6 +39,7 @@ usage() {
 
 kernels=()
 only=()
+extra=()
 list=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -44,6 +47,8 @@ while [ $# -gt 0 ]; do
 	--kernel=*) kernels+=("${1#*=}"); shift ;;
 	--only) [ $# -ge 2 ] || usage; IFS=, read -r -a o <<<"$2"; only+=("${o[@]}"); shift 2 ;;
 	--only=*) IFS=, read -r -a o <<<"${1#*=}"; only+=("${o[@]}"); shift ;;
+	--extra) [ $# -ge 2 ] || usage; extra+=("$2"); shift 2 ;;
+	--extra=*) extra+=("${1#*=}"); shift ;;
 	--list) list=1; shift ;;
 	-h | --help) usage ;;
 	*) echo "check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
@@ -61,8 +66,12 @@ krel() {
 	*) echo "$1" ;;
 	esac
 }
+kbuild_dir() { # REL: installed headers or a project-built kernel's tree
+	[ -d "/lib/modules/$1/build" ] && echo "/lib/modules/$1/build" && return
+	[ -d "$CACHE/kernels/$1/build" ] && echo "$CACHE/kernels/$1/build"
+}
 for k in "${kernels[@]}"; do
-	[ -n "$(krel "$k")" ] && [ -d "/lib/modules/$(krel "$k")/build" ] ||
+	[ -n "$(krel "$k")" ] && [ -n "$(kbuild_dir "$(krel "$k")")" ] ||
 		{ echo "check: unknown kernel '$k' or its headers are missing: run scripts/deps.sh" >&2; exit 1; }
 done
 
@@ -281,6 +290,10 @@ stage vm
 for k in "${kernels[@]}"; do
 	for t in $selftests; do
 		wanted vm "$t" || continue
+		tap_test "$k/${t%.sh}" scripts/vm/run.sh -k "$k" "selftests/$t"
+	done
+	for t in "${extra[@]}"; do
+		wanted vm "$(basename "$t")" || continue
 		tap_test "$k/${t%.sh}" scripts/vm/run.sh -k "$k" "selftests/$t"
 	done
 done

@@ -9,7 +9,11 @@ set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 rel=${1:?usage: kbuild.sh REL [make args]}
 shift
+CACHE=${ROCEPATH_CACHE:-$TOP/.cache}
+# Installed headers, or the build tree of a kernel the project built itself
+# (the debug lane's, linked by scripts/debug-kernel.sh).
 kdir=/lib/modules/$rel/build
+[ -d "$kdir" ] || kdir=$CACHE/kernels/$rel/build
 [ -d "$kdir" ] || { echo "kbuild: no headers for $rel: apt-get install linux-headers-$rel" >&2; exit 1; }
 out=$TOP/build/$rel
 mkdir -p "$out"

@@ -24,6 +24,9 @@
 # Variables named in the env= line of the test's settings file (a test's
 # tunables, e.g. NL_FUZZ_COUNT) or in ROCEPATH_VM_PASSENV, when set here,
 # are exported in every guest through $RUN_DIR/env.
+# ROCEPATH_VM_TIMEOUT_FACTOR multiplies the test's timeout (the debug
+# lane's kernels are several times slower); ROCEPATH_VM_CMDLINE is appended
+# to the guests' kernel command line.
 
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -106,6 +109,11 @@ passenv=${ROCEPATH_VM_PASSENV:-}
 case $ttimeout in
 '' | *[!0-9]*) die "-t wants seconds, got '$ttimeout'" ;;
 esac
+# Debug kernels (KASAN, lockdep, ...) run several times slower.
+case ${ROCEPATH_VM_TIMEOUT_FACTOR:-1} in
+'' | *[!0-9]*) die "ROCEPATH_VM_TIMEOUT_FACTOR wants a whole number" ;;
+esac
+ttimeout=$((ttimeout * ${ROCEPATH_VM_TIMEOUT_FACTOR:-1}))
 
 # Initramfs, named after its inputs' content: worktrees sharing one cache
 # (.cache symlinked) may carry different versions of stage 1, and an
@@ -241,7 +249,7 @@ for ((i = 1; i <= nhosts; i++)); do
 	# can fail and panic the boot ("IO-APIC + timer doesn't work").
 	cmdline="console=ttyS0 $verbosity panic_on_warn=1 oops=panic panic=-1 mitigations=off no_timer_check"
 	cmdline+=" rpvm.top=$TOP rpvm.idx=$i rpvm.n=$nhosts rpvm.run=$run_dir"
-	cmdline+=" rpvm.token=$token rpvm.timeout=$ttimeout"
+	cmdline+=" rpvm.token=$token rpvm.timeout=$ttimeout ${ROCEPATH_VM_CMDLINE:-}"
 	timeout -k 5 "$host_timeout" qemu-system-x86_64 \
 		"${accel_args[@]}" -machine pc -m "$mem" -smp "$smp" \
 		-nodefaults -display none -no-reboot -monitor none \

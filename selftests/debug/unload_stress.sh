@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Proves a module survives many load / pin / unload cycles while everything
+# that touches it runs at once: QPs are created, pinned and destroyed in a
+# loop on two devices, ib_write_bw runs both ways, a monitor listener is
+# subscribed, dumps loop, and an RDMA device is renamed in a loop. Run on
+# the debug kernel by make check-debug; scripts/stress-abc.sh runs it with
+# control modules to tell whose a crash is.
+#
+# Usage: unload_stress.sh [-c CYCLES] [-m MODULE.ko]
+#   -c  load/unload cycles (default 200)
+#   -m  the module to cycle (default rocepath.ko); rocepath-specific steps
+#       (pins, dumps, monitor) are skipped for any other module
+
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../pin_lib.sh"
+
+cycles=200
+ko=$ROCEPATH_KO
+while getopts "c:m:" o; do
+	case $o in
+	c) cycles=$OPTARG ;;
+	m) ko=$OPTARG ;;
+	*) ksft_skip_all "usage: unload_stress.sh [-c CYCLES] [-m MODULE.ko]" ;;
+	esac
+done
+[ -f "$ko" ] || ksft_skip_all "no module $ko (build it first)"
+mod=$(basename "$ko" .ko)
+is_rp=
+[ "$mod" = rocepath ] && is_rp=1
+require_cmd gcc ib_write_bw rdma
+CLI=$ROCEPATH_TOP/daemon/rocepath
+[ -z "$is_rp" ] || [ -x "$CLI" ] || ksft_skip_all "no $CLI: make -C daemon"
+
+CHURN=$RUN_DIR/pin_qp_churn
+gcc -O2 -o "$CHURN" selftests/pin_qp_churn.c -libverbs ||
+	ksft_skip_all "cannot build pin_qp_churn (libibverbs-dev?)"
+GIDX=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
+STOP=$RUN_DIR/stress.stop
+rm -f "$STOP"
+
+# A second soft-RoCE device on a dummy link, the one that gets renamed.
+ip link add rpstress0 type dummy && ip link set rpstress0 up &&
+	ip addr add 203.0.113.1/24 dev rpstress0 &&
+	rdma link add rxe_s0 type rxe netdev rpstress0 ||
+	ksft_skip_all "cannot add a second rxe device on a dummy link"
+defer 'ip link del rpstress0 2>/dev/null'
+defer 'rdma link delete rxe_s0 2>/dev/null; rdma link delete rxe_s1 2>/dev/null'
+SGIDX=$(gid_index rxe_s0 203.0.113.1) || ksft_skip_all "no RoCEv2 GID on rxe_s0"
+defer "touch $STOP; rmmod $mod 2>/dev/null; sleep 1"
+defer "kill_bg 2 bw_srv >/dev/null 2>&1; kill_bg 2 bw_cli >/dev/null 2>&1"
+
+kmsg_mark
+# Traffic both ways: h2 serves and sends, h1 serves and sends, in loops.
+rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4")
+on_host_bg 2 bw_srv "while :; do ib_write_bw -d $IBDEV -x $rgid -s 4096 -D 4 -F -p 18600 >/dev/null 2>&1; done"
+# A client that finds no server yet (it restarts between runs) tries again;
+# any other failure counts.
+on_host_bg 2 bw_cli "n=0; f=0; while :; do sleep 1; out=\$(ib_write_bw -d $IBDEV -x $rgid -s 4096 -D 4 -F -p 18601 $HOST_IP4 2>&1) && n=\$((n+1)) || { echo \"\$out\" | grep -q \"Couldn't connect\" || f=\$((f+1)); }; echo \"\$n \$f\" >/tmp/bw_cli.count; done"
+(
+	while [ ! -e "$STOP" ]; do
+		ib_write_bw -d "$IBDEV" -x "$GIDX" -s 4096 -p 18601 -D 4 -F >/dev/null 2>&1
+	done
+) &
+(
+	n=0 f=0
+	while [ ! -e "$STOP" ]; do
+		sleep 1
+		if out=$(ib_write_bw -d "$IBDEV" -x "$GIDX" -s 4096 -D 4 -F -p 18600 "$PEER_IP4" 2>&1); then
+			n=$((n + 1))
+		elif ! grep -q "Couldn't connect" <<<"$out"; then
+			f=$((f + 1))
+			printf '%s\n' "$out" | tail -n 5 >"$RUN_DIR/bw_h1.fail"
+		fi
+		echo "$n $f" >"$RUN_DIR/bw_h1.count"
+	done
+) &
+# QP churn on both devices; rxe_s0's modifies race its renames.
+"$CHURN" -d "$IBDEV" -g "$GIDX" -a "$PEER_IP4" -n 100000000 >/dev/null 2>&1 &
+churn1=$!
+"$CHURN" -d rxe_s0 -g "$SGIDX" -a 203.0.113.2 -n 100000000 >/dev/null 2>&1 &
+churn2=$!
+# Rename loop.
+(
+	while [ ! -e "$STOP" ]; do
+		rdma dev set rxe_s0 name rxe_s1 2>/dev/null
+		rdma dev set rxe_s1 name rxe_s0 2>/dev/null
+	done
+) &
+if [ -n "$is_rp" ]; then
+	(
+		while [ ! -e "$STOP" ]; do
+			"$CLI" monitor >/dev/null 2>&1
+			sleep 0.1
+		done
+	) &
+	(
+		while [ ! -e "$STOP" ]; do
+			for o in "qp show" "pin show" "flow show" "dcqcn show" "dev show" "stats"; do
+				# shellcheck disable=SC2086
+				"$CLI" -j $o >/dev/null 2>&1
+			done
+		done
+	) &
+fi
+
+ok=1
+done_cycles=0
+t0=$(date +%s)
+for i in $(seq 1 "$cycles"); do
+	if ! insmod "$ko"; then
+		log "insmod in cycle $i failed"
+		ok=
+		break
+	fi
+	if [ -n "$is_rp" ]; then
+		"$CLI" pin add remote "$PEER_IP4" sport 50000,50001,50002 >/dev/null 2>&1
+		"$CLI" pin add remote 203.0.113.2 sport 51000,51001 dev rxe_s0 >/dev/null 2>&1
+	fi
+	sleep "0.$((RANDOM % 8 + 1))"
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		rmmod "$mod" 2>/dev/null && break
+		sleep 0.3
+	done
+	if lsmod | grep -q "^$mod "; then
+		log "rmmod in cycle $i failed"
+		ok=
+		break
+	fi
+	done_cycles=$i
+done
+log "$done_cycles cycles in $(($(date +%s) - t0)) s"
+[ -n "$ok" ] && ksft_pass "$cycles load/unload cycles of $mod under traffic, QP churn, renames${is_rp:+, dumps and a monitor}" ||
+	ksft_fail "$cycles load/unload cycles of $mod under traffic, QP churn, renames${is_rp:+, dumps and a monitor}"
+kill -0 $churn1 2>/dev/null && kill -0 $churn2 2>/dev/null &&
+	ksft_pass "both QP churns survived every unload" ||
+	ksft_fail "both QP churns survived every unload"
+touch "$STOP"
+kill $churn1 $churn2 2>/dev/null
+wait $churn1 $churn2 2>/dev/null
+sleep 5
+read -r n1 f1 <"$RUN_DIR/bw_h1.count" 2>/dev/null
+read -r n2 f2 < <(on_host 2 "cat /tmp/bw_cli.count" 2>/dev/null)
+log "ib_write_bw runs: h1->h2 ${n1:-0} ok ${f1:-?} failed, h2->h1 ${n2:-0} ok ${f2:-?} failed"
+[ "${n1:-0}" -gt 0 ] && [ "${n2:-0}" -gt 0 ] && [ "${f1:-1}" = 0 ] && [ "${f2:-1}" = 0 ] &&
+	ksft_pass "ib_write_bw both ways: every run completed" ||
+	ksft_fail "ib_write_bw both ways: every run completed"
+bugs=$(kmsg_bugs)
+[ -z "$bugs" ] && ksft_pass "no WARN, BUG, KASAN, lockdep or leak report in dmesg" ||
+	{ echo "$bugs" | sed 's/^/# /'; ksft_fail "no WARN, BUG, KASAN, lockdep or leak report in dmesg"; }
+ksft_exit
