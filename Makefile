@@ -79,6 +79,8 @@ install: all
 	install -D -m 0755 daemon/rocepathd/rocepathd $(DESTDIR)$(SBINDIR)/rocepathd
 	install -D -m 0644 scripts/systemd/rocepathd.service \
 		$(DESTDIR)$(UNITDIR)/rocepathd.service
+	install -D -m 0644 scripts/systemd/rocepath-modules-load.conf \
+		$(DESTDIR)/usr/lib/modules-load.d/rocepath.conf
 	install -D -m 0644 examples/rocepathd.conf \
 		$(DESTDIR)$(DOCDIR)/examples/rocepathd.conf
 	@[ -e $(DESTDIR)$(SYSCONFDIR)/rocepath/rocepathd.conf ] || \
@@ -94,6 +96,7 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/rocepath $(DESTDIR)$(SBINDIR)/rocepathd
 	rm -f $(DESTDIR)$(UNITDIR)/rocepathd.service
+	rm -f $(DESTDIR)/usr/lib/modules-load.d/rocepath.conf
 	rm -rf $(DESTDIR)$(DOCDIR)
 	for m in Documentation/man/*.8; do rm -f $(DESTDIR)$(MANDIR)/man8/$$(basename $$m); done
 	@echo "kept $(DESTDIR)$(SYSCONFDIR)/rocepath/ (configuration)"
