@@ -6,8 +6,9 @@
 # selftests/debug/config, and expose it to the VM harness as a test kernel.
 #
 # The build is cached outside the checkout, keyed by the source package
-# version and a hash of the config fragment and of this script, so only the
-# first run pays for it (and a fresh clone reuses it):
+# version and a hash of the config fragment and of the build recipe's
+# version (RECIPE below), so only the first run pays for it (and a fresh
+# clone reuses it):
 #   $ROCEPATH_DEBUG_CACHE (default /var/cache/rocepath/debug-kernel)/
 #     src-<srcver>/          the extracted source tree (shared by all keys)
 #     <srcver>-<hash>/obj/   the build (O=), also the module build tree
@@ -26,6 +27,8 @@ DCACHE=${ROCEPATH_DEBUG_CACHE:-/var/cache/rocepath/debug-kernel}
 FRAG=$TOP/selftests/debug/config
 PKGS="linux-source-6.12 dwarves bc flex bison libelf-dev libssl-dev xz-utils cpio python3"
 LOCALVERSION=-rocepath-debug
+# Bump when the way the kernel is built changes (the cache key has it).
+RECIPE=1
 
 log() { printf 'debug-kernel: %s\n' "$*" >&2; }
 die() { printf 'debug-kernel: error: %s\n' "$*" >&2; exit 1; }
@@ -33,29 +36,14 @@ die() { printf 'debug-kernel: error: %s\n' "$*" >&2; exit 1; }
 print_only=
 [ "${1:-}" = --print-rel ] && print_only=1
 
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || true)
-if [ -z "$srcver" ] && [ -z "$print_only" ]; then
-	[ "$(id -u)" = 0 ] || die "linux-source-6.12 is not installed and installing needs root"
-fi
 if [ -z "$print_only" ]; then
-	missing=
-	for p in $PKGS; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-			missing="$missing $p"
-	done
-	if [ -n "$missing" ]; then
-		log "installing:$missing"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -q >/dev/null || die "apt-get update failed"
-		# shellcheck disable=SC2086
-		apt-get install -y -q --no-install-recommends $missing >/dev/null ||
-			die "apt-get install failed for:$missing"
-	fi
-	srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
+	# shellcheck disable=SC2086
+	"$TOP/scripts/apt-missing.sh" debug-kernel $PKGS || exit 1
 fi
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || true)
 [ -n "$srcver" ] || exit 1
 
-hash=$(cat "$FRAG" "$0" | sha256sum | cut -c1-12)
+hash=$( (cat "$FRAG"; echo "recipe $RECIPE $LOCALVERSION") | sha256sum | cut -c1-12)
 key=$(printf '%s' "$srcver" | tr -c 'A-Za-z0-9.+-' '_')-$hash
 kdir=$DCACHE/$key
 obj=$kdir/obj

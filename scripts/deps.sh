@@ -28,19 +28,8 @@ die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "must run as root (apt-get, depmod); try: sudo $0"
 
-missing=
-for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	log "installing:$missing"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >/dev/null || die "apt-get update failed: check the Debian mirror in /etc/apt/sources.list"
-	# shellcheck disable=SC2086
-	apt-get install -y -q --no-install-recommends $missing >/dev/null ||
-		die "apt-get install failed for:$missing"
-fi
+# shellcheck disable=SC2086
+"$TOP/scripts/apt-missing.sh" deps $PKGS || exit 1
 
 mkdir -p "$CACHE/kernels" "$CACHE/debs"
 
