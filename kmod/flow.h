@@ -20,7 +20,9 @@ struct rocepath_rp;
  * @flows_max: limit on tracked flows (module parameter max_flows)
  * @flow_evictions: flows evicted to make room or aged out
  * @flow_alloc_failures: flows not tracked because an allocation failed
- *	or the table was full with nothing to evict
+ *	or the table was full with nothing to evict (rx-only flows included)
+ * @flow_rx_only_refused: rx-only flows not tracked because the table was
+ *	full (they never evict); no netlink attribute yet
  * @cnp_tx: CNPs sent by the software notification point
  * @cnp_rx: CNPs received on soft-RoCE devices
  */
@@ -29,6 +31,7 @@ struct rocepath_flow_stats {
 	u32 flows_max;
 	u64 flow_evictions;
 	u64 flow_alloc_failures;
+	u64 flow_rx_only_refused;
 	u64 cnp_tx;
 	u64 cnp_rx;
 };
