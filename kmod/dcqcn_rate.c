@@ -131,8 +131,8 @@ void rocepath_rp_cnp(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd
 		      NSEC_PER_USEC;
 	u32 fac = rocepath_dcqcn_param(dd, RP_DCQCN_RP_MIN_DEC_FAC);
 	u32 gd = rocepath_dcqcn_param(dd, RP_DCQCN_RP_GD);
-	u32 floor = rp_floor(dd);
-	u64 rc;
+	u32 floor = min(rp_floor(dd), rocepath_rp_ceiling(dd));
+	u64 rc, cut;
 
 	spin_lock_bh(&rp->lock);
 	rp_advance(rp, dd, now);
@@ -158,8 +158,12 @@ void rocepath_rp_cnp(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd
 		     !rocepath_dcqcn_param(dd, RP_DCQCN_RP_CLAMP_TGT_RATE_ATI)) ||
 		    rocepath_dcqcn_param(dd, RP_DCQCN_RP_CLAMP_TGT_RATE))
 			rp->rt = rp->rc;
-		/* Rc (1 - alpha / 2^gd), alpha in 1/1024 */
-		rc = rp->rc - (((u64)rp->rc * rp->alpha) >> gd);
+		/*
+		 * Rc (1 - alpha / 2^gd), alpha in 1/1024; below gd 10 the cut
+		 * can exceed Rc: it takes at most all of it
+		 */
+		cut = ((u64)rp->rc * rp->alpha) >> gd;
+		rc = rp->rc - min_t(u64, cut, rp->rc);
 		/* rp_min_dec_fac: one CNP keeps at least this percentage */
 		rc = max_t(u64, rc, div_u64((u64)rp->rc * fac, 100));
 		rp->rc = max_t(u64, rc, floor);
