@@ -24,6 +24,20 @@ module_param(rp_rate_floor_kbps, uint, 0644);
 MODULE_PARM_DESC(rp_rate_floor_kbps,
 		 "Lowest rate the soft-RoCE reaction point paces to, kb/s, also when rp_min_rate is 0 (default 100)");
 
+/*
+ * Earliest-departure stamps are at most this far ahead of now, and the
+ * pacing debt never grows past it: a QP whose packets sat in fq longer
+ * than its RC timeout would retransmit, and fq drops stamps beyond its
+ * horizon (10 s by default), so an unbounded debt at a low rate leaves
+ * the QP unable to send at all. Keep it below the QPs' RC timeout
+ * (4.096 us x 2^timeout; 4.3 s at ib_write_bw -u 20).
+ */
+static unsigned int rp_pace_max_delay_ms = 2000;
+module_param(rp_pace_max_delay_ms, uint, 0644);
+MODULE_PARM_DESC(rp_pace_max_delay_ms,
+		 "Furthest a paced packet is stamped ahead, ms, at most 5000 (default 2000)");
+
+#define RP_PACE_DELAY_LIMIT_MS	5000U	/* half of fq's default horizon */
 #define RP_MAX_STEPS	64	/* increase events evaluated per packet */
 #define ALPHA_ONE	1024
 
@@ -212,9 +226,14 @@ u64 rocepath_rp_tx(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
 			rp->bytes = 0;
 	}
 	if (rp->rc < rocepath_rp_ceiling(dd)) {
-		t = max(rp->next_tx, now);
+		u64 limit = now + (u64)min(READ_ONCE(rp_pace_max_delay_ms),
+					   RP_PACE_DELAY_LIMIT_MS) * NSEC_PER_MSEC;
+
+		/* never stamped, nor in debt, beyond the limit */
+		t = clamp(rp->next_tx, now, limit);
 		/* len bytes at rc kbit/s take len * 8e6 / rc ns */
-		rp->next_tx = t + div_u64((u64)len * 8 * NSEC_PER_MSEC, rp->rc);
+		rp->next_tx = min(t + div_u64((u64)len * 8 * NSEC_PER_MSEC, rp->rc),
+				  limit);
 	} else {
 		rp->next_tx = now;
 	}
