@@ -119,7 +119,8 @@ void rocepath_flow_cnp_counted(bool tx);
 void rocepath_flow_forget_dev(const struct rocepath_dcqcn_dev *dd);
 int rocepath_flow_hooks_init(void);
 void rocepath_flow_hooks_exit(void);
-int rocepath_cnp_send(struct net *net, const struct rocepath_flow_key *key,
+int rocepath_cnp_send(struct net *net, const struct net_device *ndev,
+		      const struct rocepath_flow_key *key,
 		      const struct rocepath_dcqcn_dev *dd, u32 rx_priority);
 
 #endif /* _ROCEPATH_FLOW_H */

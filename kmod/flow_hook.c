@@ -191,7 +191,7 @@ static void roce_in_ce(struct sk_buff *skb, const struct nf_hook_state *state,
 		return;
 	prio = rocepath_dcqcn_param(f->dd, RP_DCQCN_NP_CNP_PRIO_MODE) ?
 	       rocepath_dcqcn_param(f->dd, RP_DCQCN_NP_CNP_PRIO) : skb->priority;
-	if (!rocepath_cnp_send(state->net, &f->key, f->dd, prio)) {
+	if (!rocepath_cnp_send(state->net, state->in, &f->key, f->dd, prio)) {
 		rocepath_flow_count(f, RP_FLOW_CNP_TX, 0, 0);
 		rocepath_flow_cnp_counted(true);
 	}
