@@ -103,7 +103,7 @@ static void cnp_finish(struct sk_buff *skb, bool v4)
 	rsvd[CNP_RSVD_LEN + 3] = icrc >> 24;
 }
 
-static int cnp_send4(struct net *net, struct sk_buff *skb,
+static int cnp_send4(struct net *net, struct sk_buff *skb, int oif,
 		     const struct rocepath_flow_key *key, u8 tos)
 {
 	__be32 saddr = key->local.s6_addr32[3];
@@ -111,6 +111,7 @@ static int cnp_send4(struct net *net, struct sk_buff *skb,
 	struct flowi4 fl4 = {
 		.daddr = daddr,
 		.saddr = saddr,
+		.flowi4_oif = oif,
 		.flowi4_proto = IPPROTO_UDP,
 	};
 	struct iphdr *iph;
@@ -141,12 +142,13 @@ static int cnp_send4(struct net *net, struct sk_buff *skb,
 	return ip_local_out(net, NULL, skb);
 }
 
-static int cnp_send6(struct net *net, struct sk_buff *skb,
+static int cnp_send6(struct net *net, struct sk_buff *skb, int oif,
 		     const struct rocepath_flow_key *key, u8 tclass)
 {
 	struct flowi6 fl6 = {
 		.daddr = key->remote,
 		.saddr = key->local,
+		.flowi6_oif = oif,
 		.flowi6_proto = IPPROTO_UDP,
 	};
 	struct dst_entry *dst;
@@ -154,7 +156,8 @@ static int cnp_send6(struct net *net, struct sk_buff *skb,
 	struct udphdr *udph;
 	int err;
 
-	dst = ip6_route_output(net, NULL, &fl6);
+	/* with saddr set, oif is only a preference unless F_IFACE */
+	dst = ip6_route_output_flags(net, NULL, &fl6, RT6_LOOKUP_F_IFACE);
 	err = dst->error;
 	if (err) {
 		dst_release(dst);
@@ -188,6 +191,8 @@ static int cnp_send6(struct net *net, struct sk_buff *skb,
 /**
  * rocepath_cnp_send - send a CNP for a flow whose packets arrived CE-marked
  * @net: namespace of the receiving socket
+ * @ndev: interface the marked packet arrived on; the CNP leaves on it,
+ *	whatever other routes to the peer say
  * @key: the flow: CNP goes from @key->local to @key->remote, to QP
  *	@key->dqpn, with UDP source port @key->sport (our QP's)
  * @dd: device parameters (np_cnp_dscp)
@@ -195,7 +200,8 @@ static int cnp_send6(struct net *net, struct sk_buff *skb,
  *
  * Softirq context. Returns 0 when the CNP was handed to IP.
  */
-int rocepath_cnp_send(struct net *net, const struct rocepath_flow_key *key,
+int rocepath_cnp_send(struct net *net, const struct net_device *ndev,
+		      const struct rocepath_flow_key *key,
 		      const struct rocepath_dcqcn_dev *dd, u32 priority)
 {
 	u8 tos = rocepath_dcqcn_param(dd, RP_DCQCN_NP_CNP_DSCP) << 2;
@@ -210,8 +216,8 @@ int rocepath_cnp_send(struct net *net, const struct rocepath_flow_key *key,
 	cnp_build_l4(skb, key);
 	skb->priority = priority;
 	if (key->v4)
-		err = cnp_send4(net, skb, key, tos);
+		err = cnp_send4(net, skb, ndev->ifindex, key, tos);
 	else
-		err = cnp_send6(net, skb, key, tos);
+		err = cnp_send6(net, skb, ndev->ifindex, key, tos);
 	return net_xmit_eval(err);
 }

@@ -24,6 +24,20 @@ module_param(rp_rate_floor_kbps, uint, 0644);
 MODULE_PARM_DESC(rp_rate_floor_kbps,
 		 "Lowest rate the soft-RoCE reaction point paces to, kb/s, also when rp_min_rate is 0 (default 100)");
 
+/*
+ * Earliest-departure stamps are at most this far ahead of now, and the
+ * pacing debt never grows past it: a QP whose packets sat in fq longer
+ * than its RC timeout would retransmit, and fq drops stamps beyond its
+ * horizon (10 s by default), so an unbounded debt at a low rate leaves
+ * the QP unable to send at all. Keep it below the QPs' RC timeout
+ * (4.096 us x 2^timeout; 4.3 s at ib_write_bw -u 20).
+ */
+static unsigned int rp_pace_max_delay_ms = 2000;
+module_param(rp_pace_max_delay_ms, uint, 0644);
+MODULE_PARM_DESC(rp_pace_max_delay_ms,
+		 "Furthest a paced packet is stamped ahead, ms, at most 5000 (default 2000)");
+
+#define RP_PACE_DELAY_LIMIT_MS	5000U	/* half of fq's default horizon */
 #define RP_MAX_STEPS	64	/* increase events evaluated per packet */
 #define ALPHA_ONE	1024
 
@@ -131,8 +145,8 @@ void rocepath_rp_cnp(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd
 		      NSEC_PER_USEC;
 	u32 fac = rocepath_dcqcn_param(dd, RP_DCQCN_RP_MIN_DEC_FAC);
 	u32 gd = rocepath_dcqcn_param(dd, RP_DCQCN_RP_GD);
-	u32 floor = rp_floor(dd);
-	u64 rc;
+	u32 floor = min(rp_floor(dd), rocepath_rp_ceiling(dd));
+	u64 rc, cut;
 
 	spin_lock_bh(&rp->lock);
 	rp_advance(rp, dd, now);
@@ -158,8 +172,12 @@ void rocepath_rp_cnp(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd
 		     !rocepath_dcqcn_param(dd, RP_DCQCN_RP_CLAMP_TGT_RATE_ATI)) ||
 		    rocepath_dcqcn_param(dd, RP_DCQCN_RP_CLAMP_TGT_RATE))
 			rp->rt = rp->rc;
-		/* Rc (1 - alpha / 2^gd), alpha in 1/1024 */
-		rc = rp->rc - (((u64)rp->rc * rp->alpha) >> gd);
+		/*
+		 * Rc (1 - alpha / 2^gd), alpha in 1/1024; below gd 10 the cut
+		 * can exceed Rc: it takes at most all of it
+		 */
+		cut = ((u64)rp->rc * rp->alpha) >> gd;
+		rc = rp->rc - min_t(u64, cut, rp->rc);
 		/* rp_min_dec_fac: one CNP keeps at least this percentage */
 		rc = max_t(u64, rc, div_u64((u64)rp->rc * fac, 100));
 		rp->rc = max_t(u64, rc, floor);
@@ -208,9 +226,14 @@ u64 rocepath_rp_tx(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
 			rp->bytes = 0;
 	}
 	if (rp->rc < rocepath_rp_ceiling(dd)) {
-		t = max(rp->next_tx, now);
+		u64 limit = now + (u64)min(READ_ONCE(rp_pace_max_delay_ms),
+					   RP_PACE_DELAY_LIMIT_MS) * NSEC_PER_MSEC;
+
+		/* never stamped, nor in debt, beyond the limit */
+		t = clamp(rp->next_tx, now, limit);
 		/* len bytes at rc kbit/s take len * 8e6 / rc ns */
-		rp->next_tx = t + div_u64((u64)len * 8 * NSEC_PER_MSEC, rp->rc);
+		rp->next_tx = min(t + div_u64((u64)len * 8 * NSEC_PER_MSEC, rp->rc),
+				  limit);
 	} else {
 		rp->next_tx = now;
 	}

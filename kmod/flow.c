@@ -8,7 +8,9 @@
  * reset, device removal) take rocepath_flow_lock. The table has a fixed
  * number of buckets and holds at most max_flows records: when full, the
  * least recently used record among a bounded scan is evicted, as
- * conntrack's early drop does.
+ * conntrack's early drop does. Rx-only records (packets that match no
+ * live QP, so anyone can make them) are made only while the table has
+ * room and are the first victims: they never push out another record.
  */
 #include <linux/jhash.h>
 #include <linux/jiffies.h>
@@ -47,6 +49,7 @@ static unsigned int flow_count;		/* under rocepath_flow_lock */
 static unsigned int flow_evict_cursor;	/* under rocepath_flow_lock */
 static atomic64_t flow_evictions;
 static atomic64_t flow_alloc_failures;
+static atomic64_t flow_rx_only_refused;
 static atomic64_t flow_cnp_tx;
 static atomic64_t flow_cnp_rx;
 static u32 flow_generation;		/* under rocepath_flow_lock */
@@ -106,20 +109,39 @@ static void flow_unlink(struct rocepath_flow *f)
 	call_rcu(&f->rcu, flow_free_rcu);
 }
 
-/* Evict the least recently seen record of a bounded scan; under the lock. */
+/*
+ * Eviction order: rx-only records (anyone can make them), then records of
+ * no known QP, then records of QPs the QP table knows.
+ */
+static unsigned int flow_evict_rank(const struct rocepath_flow *f)
+{
+	if (f->key.rx_only)
+		return 0;
+	return READ_ONCE(f->lqpn) == ROCEPATH_QPN_NONE ? 1 : 2;
+}
+
+/*
+ * Evict one record of a bounded scan, the lowest ranked and among those
+ * the least recently seen; under the lock.
+ */
 static bool flow_evict_one(void)
 {
 	struct rocepath_flow *f, *victim = NULL;
-	unsigned int seen = 0, i;
+	unsigned int seen = 0, i, rank, vrank = 0;
 
 	for (i = 0; i < flow_nbuckets && seen < FLOW_EVICT_SCAN; i++) {
 		unsigned int b = (flow_evict_cursor + i) & (flow_nbuckets - 1);
 
 		hlist_for_each_entry(f, &flow_buckets[b], node) {
 			seen++;
-			if (!victim || time_before(READ_ONCE(f->last_seen),
-						   READ_ONCE(victim->last_seen)))
+			rank = flow_evict_rank(f);
+			if (!victim || rank < vrank ||
+			    (rank == vrank &&
+			     time_before(READ_ONCE(f->last_seen),
+					 READ_ONCE(victim->last_seen)))) {
 				victim = f;
+				vrank = rank;
+			}
 		}
 	}
 	flow_evict_cursor += i;
@@ -151,7 +173,9 @@ static struct rocepath_dcqcn_dev *flow_dev(struct net_device *ndev)
  * @lqpn: local QPN when known, else ROCEPATH_QPN_NONE
  *
  * Packet path: RCU read side held, bottom halves disabled. Returns NULL
- * when @ndev carries no soft-RoCE device or no record could be made.
+ * when @ndev carries no soft-RoCE device or no record could be made. A
+ * new rx-only record (@key->rx_only) is made only while the table has
+ * room: it never evicts another record.
  */
 struct rocepath_flow *rocepath_flow_get(const struct rocepath_flow_key *key,
 					struct net_device *ndev, u32 lqpn)
@@ -172,6 +196,9 @@ struct rocepath_flow *rocepath_flow_get(const struct rocepath_flow_key *key,
 	dd = flow_dev(ndev);
 	if (!dd)
 		return NULL;
+	/* cheap early refusal: forged traffic at a full table allocates nothing */
+	if (key->rx_only && READ_ONCE(flow_count) >= max_flows)
+		goto full;
 	f = kzalloc(sizeof(*f), GFP_ATOMIC);
 	if (!f)
 		goto fail;
@@ -191,9 +218,13 @@ struct rocepath_flow *rocepath_flow_get(const struct rocepath_flow_key *key,
 		kfree(f);
 		return old;
 	}
-	if (flow_count >= max_flows && !flow_evict_one()) {
+	/* rx-only records never evict */
+	if (flow_count >= max_flows &&
+	    (key->rx_only || !flow_evict_one())) {
 		spin_unlock(&rocepath_flow_lock);
-		goto free_pc;
+		free_percpu(f->pc);
+		kfree(f);
+		goto full;
 	}
 	hlist_add_head_rcu(&f->node, &flow_buckets[hash]);
 	flow_count++;
@@ -201,10 +232,12 @@ struct rocepath_flow *rocepath_flow_get(const struct rocepath_flow_key *key,
 	spin_unlock(&rocepath_flow_lock);
 	return f;
 
-free_pc:
-	free_percpu(f->pc);
 free_flow:
 	kfree(f);
+	goto fail;
+full:
+	if (key->rx_only)
+		atomic64_inc(&flow_rx_only_refused);
 fail:
 	atomic64_inc(&flow_alloc_failures);
 	return NULL;
@@ -251,6 +284,7 @@ void rocepath_flow_stats(struct rocepath_flow_stats *s)
 	s->flows_max = max_flows;
 	s->flow_evictions = atomic64_read(&flow_evictions);
 	s->flow_alloc_failures = atomic64_read(&flow_alloc_failures);
+	s->flow_rx_only_refused = atomic64_read(&flow_rx_only_refused);
 	s->cnp_tx = atomic64_read(&flow_cnp_tx);
 	s->cnp_rx = atomic64_read(&flow_cnp_rx);
 }

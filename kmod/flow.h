@@ -20,7 +20,9 @@ struct rocepath_rp;
  * @flows_max: limit on tracked flows (module parameter max_flows)
  * @flow_evictions: flows evicted to make room or aged out
  * @flow_alloc_failures: flows not tracked because an allocation failed
- *	or the table was full with nothing to evict
+ *	or the table was full with nothing to evict (rx-only flows included)
+ * @flow_rx_only_refused: rx-only flows not tracked because the table was
+ *	full (they never evict); no netlink attribute yet
  * @cnp_tx: CNPs sent by the software notification point
  * @cnp_rx: CNPs received on soft-RoCE devices
  */
@@ -29,6 +31,7 @@ struct rocepath_flow_stats {
 	u32 flows_max;
 	u64 flow_evictions;
 	u64 flow_alloc_failures;
+	u64 flow_rx_only_refused;
 	u64 cnp_tx;
 	u64 cnp_rx;
 };
@@ -116,7 +119,8 @@ void rocepath_flow_cnp_counted(bool tx);
 void rocepath_flow_forget_dev(const struct rocepath_dcqcn_dev *dd);
 int rocepath_flow_hooks_init(void);
 void rocepath_flow_hooks_exit(void);
-int rocepath_cnp_send(struct net *net, const struct rocepath_flow_key *key,
+int rocepath_cnp_send(struct net *net, const struct net_device *ndev,
+		      const struct rocepath_flow_key *key,
 		      const struct rocepath_dcqcn_dev *dd, u32 rx_priority);
 
 #endif /* _ROCEPATH_FLOW_H */

@@ -191,29 +191,37 @@ static void roce_in_ce(struct sk_buff *skb, const struct nf_hook_state *state,
 		return;
 	prio = rocepath_dcqcn_param(f->dd, RP_DCQCN_NP_CNP_PRIO_MODE) ?
 	       rocepath_dcqcn_param(f->dd, RP_DCQCN_NP_CNP_PRIO) : skb->priority;
-	if (!rocepath_cnp_send(state->net, &f->key, f->dd, prio)) {
+	if (!rocepath_cnp_send(state->net, state->in, &f->key, f->dd, prio)) {
 		rocepath_flow_count(f, RP_FLOW_CNP_TX, 0, 0);
 		rocepath_flow_cnp_counted(true);
 	}
 }
 
-/* Returns true when the packet is a CNP to drop. */
+/*
+ * Returns true when the packet is a CNP to drop.
+ *
+ * A packet belongs to a QP only when the interface, the BTH destination
+ * QPN and the source address all match a live QP: anyone can name a live
+ * QPN, so the rest goes to rx-only records, which never answer CE with a
+ * CNP, never drive the reaction point and never evict another record.
+ */
 static bool roce_in(struct sk_buff *skb, const struct nf_hook_state *state,
 		    bool v6)
 {
-	struct rocepath_qp_info info;
 	struct rocepath_flow *f;
 	struct roce_pkt p;
-	u32 lqpn;
+	u32 lqpn, rqpn;
+	u16 sport;
 
 	if (!roce_parse(skb, v6, false, &p) || !state->in)
 		return false;
 	lqpn = p.bth_qpn;
-	if (rocepath_qp_lookup(state->in, lqpn, &info)) {
-		p.key.sport = info.sport;
-		p.key.dqpn = info.rqpn;
+	if (rocepath_qp_rx_match(state->in, lqpn, &p.key.remote, &sport,
+				 &rqpn)) {
+		p.key.sport = sport;
+		p.key.dqpn = rqpn;
 	} else {
-		/* Unknown QP: an rx-only flow keyed by what the packet gives. */
+		/* No such QP: an rx-only flow keyed by what the packet gives. */
 		p.key.dqpn = lqpn;
 		p.key.rx_only = 1;
 	}

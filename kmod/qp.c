@@ -423,6 +423,26 @@ bool rocepath_qp_lookup_remote(const struct net_device *ndev,
 	return found;
 }
 
+bool rocepath_qp_rx_match(const struct net_device *ndev, u32 lqpn,
+			  const struct in6_addr *remote, u16 *sport, u32 *rqpn)
+{
+	struct rocepath_qp *e;
+	bool found = false;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(e, &qp_by_lqpn[lqpn_hash(lqpn)], lnode) {
+		if (e->info.lqpn == lqpn && e->info.ifindex == ndev->ifindex &&
+		    ipv6_addr_equal(&e->info.remote, remote)) {
+			*sport = e->info.sport;
+			*rqpn = e->info.rqpn;
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 static int put_addr(struct sk_buff *skb, int type, const struct in6_addr *a,
 		    bool v4)
 {

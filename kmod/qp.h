@@ -89,6 +89,22 @@ bool rocepath_qp_lookup_remote(const struct net_device *ndev,
 			       const struct in6_addr *remote, u32 rqpn,
 			       struct rocepath_qp_info *info);
 
+/**
+ * rocepath_qp_rx_match - find the live QP a received packet belongs to
+ * @ndev: net device the packet arrived on
+ * @lqpn: local QP number (the BTH destination QPN of the packet)
+ * @remote: the packet's source address, IPv4 as IPv4-mapped IPv6
+ * @sport: set to the QP's UDP source port on success
+ * @rqpn: set to the QP's remote QP number on success
+ *
+ * Matches the interface, the local QPN and the QP's remote address, so a
+ * packet naming a live QPN from another address matches nothing. Copies
+ * only what the receive path needs. Same context rules as
+ * rocepath_qp_lookup().
+ */
+bool rocepath_qp_rx_match(const struct net_device *ndev, u32 lqpn,
+			  const struct in6_addr *remote, u16 *sport, u32 *rqpn);
+
 /* Internal to the pinning code (hook, netlink, device removal). */
 struct rocepath_qp_stats {
 	u32 qps;
