@@ -416,7 +416,9 @@ static int fill_stats(struct sk_buff *skb)
 	    put_u64(skb, ROCEPATH_A_STATS_QPS_ROLLED_BACK,
 		    rocepath_stat_read(ROCEPATH_STAT_QPS_ROLLED_BACK)) ||
 	    nla_put_u32(skb, ROCEPATH_A_STATS_PROBE_SLOTS, prs.slots) ||
-	    put_u64(skb, ROCEPATH_A_STATS_PROBE_MISSED, prs.missed)) {
+	    put_u64(skb, ROCEPATH_A_STATS_PROBE_MISSED, prs.missed) ||
+	    put_u64(skb, ROCEPATH_A_STATS_FLOW_RX_ONLY_REFUSED,
+		    fs.flow_rx_only_refused)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

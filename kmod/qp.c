@@ -383,24 +383,6 @@ static bool ndev_match(const struct rocepath_qp *e,
 	return !ndev || e->info.ifindex == ndev->ifindex;
 }
 
-bool rocepath_qp_lookup(const struct net_device *ndev, u32 lqpn,
-			struct rocepath_qp_info *info)
-{
-	struct rocepath_qp *e;
-	bool found = false;
-
-	rcu_read_lock();
-	hlist_for_each_entry_rcu(e, &qp_by_lqpn[lqpn_hash(lqpn)], lnode) {
-		if (e->info.lqpn == lqpn && ndev_match(e, ndev)) {
-			*info = e->info;
-			found = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
-
 bool rocepath_qp_lookup_remote(const struct net_device *ndev,
 			       const struct in6_addr *remote, u32 rqpn,
 			       struct rocepath_qp_info *info)

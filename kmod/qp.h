@@ -65,18 +65,6 @@ struct rocepath_qp_info {
 };
 
 /**
- * rocepath_qp_lookup - find a live QP by its local QP number
- * @ndev: net device the QP's traffic uses (rxe: the netdev under rxe0)
- * @lqpn: local QP number (the BTH destination QPN of a received packet)
- * @info: filled on success
- *
- * RCU-safe, lock-free, callable from softirq and hard irq. Returns false
- * when no tracked QP matches.
- */
-bool rocepath_qp_lookup(const struct net_device *ndev, u32 lqpn,
-			struct rocepath_qp_info *info);
-
-/**
  * rocepath_qp_lookup_remote - find a live QP by its peer
  * @ndev: net device the QP's traffic uses
  * @remote: remote address, IPv4 as IPv4-mapped IPv6

@@ -63,6 +63,7 @@ static const char *const stats_names[ROCEPATH_A_STATS_MAX + 1] = {
 	[ROCEPATH_A_STATS_QPS_ROLLED_BACK] = "qps_rolled_back",
 	[ROCEPATH_A_STATS_PROBE_SLOTS] = "probe_slots",
 	[ROCEPATH_A_STATS_PROBE_MISSED] = "probe_missed",
+	[ROCEPATH_A_STATS_FLOW_RX_ONLY_REFUSED] = "flow_rx_only_refused",
 };
 
 static const char *const flow_names[ROCEPATH_A_FLOW_MAX + 1] = {
