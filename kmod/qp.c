@@ -3,10 +3,11 @@
  * rocepath: table of live RoCEv2 QPs and the number of QPs on each
  * (remote, UDP source port), which the path-set choice reads.
  *
- * Readers (rocepath_qp_lookup*, dumps) walk RCU hash chains. Writers are
- * the modify/destroy probe handlers, which run with preemption disabled
- * (ftrace-based kprobes only: the probe code refuses others), and device
- * removal; every write is under one spinlock and allocates with GFP_ATOMIC.
+ * Readers (rocepath_qp_lookup_remote(), rocepath_qp_rx_match(), dumps)
+ * walk RCU hash chains. Writers are the modify/destroy probe handlers,
+ * which run with preemption disabled (ftrace-based kprobes only: the probe
+ * code refuses others), and device removal; every write is under one
+ * spinlock and allocates with GFP_ATOMIC.
  * Nothing takes the lock from interrupt or softirq context.
  */
 #include <linux/hash.h>

@@ -71,7 +71,8 @@ struct rocepath_qp_info {
  * @rqpn: remote QP number (the BTH destination QPN of a sent packet)
  * @info: filled on success
  *
- * Same context rules as rocepath_qp_lookup().
+ * RCU-safe, lock-free, callable from softirq and hard irq. Returns false
+ * when no live QP matches.
  */
 bool rocepath_qp_lookup_remote(const struct net_device *ndev,
 			       const struct in6_addr *remote, u32 rqpn,
@@ -88,7 +89,7 @@ bool rocepath_qp_lookup_remote(const struct net_device *ndev,
  * Matches the interface, the local QPN and the QP's remote address, so a
  * packet naming a live QPN from another address matches nothing. Copies
  * only what the receive path needs. Same context rules as
- * rocepath_qp_lookup().
+ * rocepath_qp_lookup_remote().
  */
 bool rocepath_qp_rx_match(const struct net_device *ndev, u32 lqpn,
 			  const struct in6_addr *remote, u16 *sport, u32 *rqpn);
