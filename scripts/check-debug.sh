@@ -30,4 +30,10 @@ export ROCEPATH_VM_CMDLINE=${ROCEPATH_VM_CMDLINE:-acpi=noirq}
 export ROCEPATH_VM_TIMEOUT_FACTOR=${ROCEPATH_VM_TIMEOUT_FACTOR:-4}
 export NL_FUZZ_COUNT=${NL_FUZZ_COUNT:-50000}
 
-exec scripts/check.sh --kernel "$rel" --only vm --extra debug/unload_stress.sh "$@"
+# The whole lane unless the caller picks tests: --only takes the union of
+# its arguments, so adding "--only vm" to the caller's would run everything.
+lane=(--only vm --extra debug/unload_stress.sh)
+for a in "$@"; do
+	case $a in --only | --only=*) lane=() ;; esac
+done
+exec scripts/check.sh --kernel "$rel" "${lane[@]}" "$@"
