@@ -261,7 +261,8 @@ static bool dump_walk(struct rocepath_dump *dump, unsigned long b)
 }
 
 /* One message per device port; dev_generation flags a racing change. */
-int rocepath_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
+int rocepath_nl_dev_get_dumpit(struct sk_buff *skb,
+			       struct netlink_callback *cb)
 {
 	int ret;
 

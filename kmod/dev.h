@@ -22,7 +22,6 @@ int rocepath_dev_index(const char *name, u32 *index);
 bool rocepath_dev_index_name(u32 index, char *buf, size_t len);
 /* Name of @ibdev; false when unknown or going away. Any context. */
 bool rocepath_dev_name(struct ib_device *ibdev, char *buf, size_t len);
-int rocepath_dev_dump(struct sk_buff *skb, struct netlink_callback *cb);
 
 /*
  * The DCQCN parameters live in each device's registry entry. The lock

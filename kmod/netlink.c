@@ -17,14 +17,10 @@
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 
-#include "dev.h"
-#include "flow.h"
 #include "netlink.h"
 #include "netlink-req.h"
 #include "pin.h"
 #include "qp.h"
-#include "qp_probe.h"
-#include "stats.h"
 
 /*
  * Notifications from atomic context (the hook) wait in ntf_queue for a work
@@ -160,7 +156,7 @@ void rocepath_nl_pins_replaced(u32 generation)
 	rocepath_nl_notify(skb, GFP_KERNEL);
 }
 
-static int reply_generation(struct genl_info *info, u32 gen)
+int rocepath_nl_reply_generation(struct genl_info *info, u32 gen)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -279,173 +275,10 @@ int rocepath_dump_run(struct sk_buff *skb, struct netlink_callback *cb,
 	return skb->len;
 }
 
-int rocepath_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+void rocepath_nl_ntf_stats(u64 *dropped, u32 *limit)
 {
-	return rocepath_dev_dump(skb, cb);
-}
-
-int rocepath_nl_pin_add_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	u32 gen;
-	int err;
-
-	err = rocepath_nl_req_check(info);
-	if (err)
-		return err;
-	if (GENL_REQ_ATTR_CHECK(info, ROCEPATH_A_PIN))
-		return -EINVAL;
-	err = rocepath_pin_add(info->attrs[ROCEPATH_A_PIN], info->extack, &gen);
-	if (err)
-		return err;
-	rocepath_nl_pins_replaced(gen);
-	return reply_generation(info, gen);
-}
-
-int rocepath_nl_pin_del_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	u32 gen;
-	int err;
-
-	err = rocepath_nl_req_check(info);
-	if (err)
-		return err;
-	if (GENL_REQ_ATTR_CHECK(info, ROCEPATH_A_PIN))
-		return -EINVAL;
-	err = rocepath_pin_del(info->attrs[ROCEPATH_A_PIN], info->extack, &gen);
-	if (err)
-		return err;
-	rocepath_nl_pins_replaced(gen);
-	return reply_generation(info, gen);
-}
-
-int rocepath_nl_pin_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	return rocepath_pin_dump(skb, cb);
-}
-
-int rocepath_nl_pin_flush_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	u32 gen;
-	int err;
-
-	err = rocepath_nl_req_check(info);
-	if (err)
-		return err;
-	err = rocepath_pin_flush(&gen);
-	if (err)
-		return err;
-	rocepath_nl_pins_replaced(gen);
-	return reply_generation(info, gen);
-}
-
-int rocepath_nl_pin_replace_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	u32 flags = 0, gen;
-	int err;
-
-	err = rocepath_nl_req_check(info);
-	if (err)
-		return err;
-	if (info->attrs[ROCEPATH_A_REPLACE_FLAGS])
-		flags = nla_get_u32(info->attrs[ROCEPATH_A_REPLACE_FLAGS]);
-	err = rocepath_pin_replace(info, &gen);
-	if (err)
-		return err;
-	if (flags & ROCEPATH_REPLACE_FLAGS_COMMIT)
-		rocepath_nl_pins_replaced(gen);
-	return reply_generation(info, gen);
-}
-
-int rocepath_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	return rocepath_qp_dump(skb, cb);
-}
-
-static int put_u64(struct sk_buff *skb, int type, u64 v)
-{
-	return nla_put_u64_64bit(skb, type, v, ROCEPATH_A_STATS_PAD);
-}
-
-static int fill_stats(struct sk_buff *skb)
-{
-	struct rocepath_probe_stats prs;
-	struct rocepath_flow_stats fs;
-	struct rocepath_pin_stats ps;
-	struct rocepath_qp_stats qs;
-	struct nlattr *nest;
-
-	rocepath_pin_get_stats(&ps);
-	rocepath_qp_get_stats(&qs);
-	rocepath_flow_stats(&fs);
-	rocepath_qp_probe_stats(&prs);
-
-	nest = nla_nest_start(skb, ROCEPATH_A_STATS);
-	if (!nest)
-		return -EMSGSIZE;
-	if (put_u64(skb, ROCEPATH_A_STATS_HOOK_CALLS,
-		    rocepath_stat_read(ROCEPATH_STAT_HOOK_CALLS)) ||
-	    put_u64(skb, ROCEPATH_A_STATS_QPS_SEEN,
-		    rocepath_stat_read(ROCEPATH_STAT_QPS_SEEN)) ||
-	    put_u64(skb, ROCEPATH_A_STATS_QPS_PINNED,
-		    rocepath_stat_read(ROCEPATH_STAT_QPS_PINNED)) ||
-	    put_u64(skb, ROCEPATH_A_STATS_QPS_SKIPPED,
-		    rocepath_stat_read(ROCEPATH_STAT_QPS_SKIPPED)) ||
-	    put_u64(skb, ROCEPATH_A_STATS_RULE_MISSES,
-		    rocepath_stat_read(ROCEPATH_STAT_RULE_MISSES)) ||
-	    put_u64(skb, ROCEPATH_A_STATS_FLOW_LABELS_OVERRIDDEN,
-		    rocepath_stat_read(ROCEPATH_STAT_FL_OVERRIDDEN)) ||
-	    put_u64(skb, ROCEPATH_A_STATS_QPS_UNTRACKED,
-		    rocepath_stat_read(ROCEPATH_STAT_QPS_UNTRACKED)) ||
-	    nla_put_u32(skb, ROCEPATH_A_STATS_RULES, ps.rules) ||
-	    nla_put_u32(skb, ROCEPATH_A_STATS_RULES_MAX, ps.rules_max) ||
-	    nla_put_u32(skb, ROCEPATH_A_STATS_SPORTS_MAX, ps.sports_max) ||
-	    nla_put_u32(skb, ROCEPATH_A_STATS_GENERATION, ps.generation) ||
-	    nla_put_u32(skb, ROCEPATH_A_STATS_QPS, qs.qps) ||
-	    nla_put_u32(skb, ROCEPATH_A_STATS_QPS_MAX, qs.qps_max) ||
-	    nla_put_u32(skb, ROCEPATH_A_STATS_FLOWS, fs.flows) ||
-	    nla_put_u32(skb, ROCEPATH_A_STATS_FLOWS_MAX, fs.flows_max) ||
-	    put_u64(skb, ROCEPATH_A_STATS_FLOW_EVICTIONS, fs.flow_evictions) ||
-	    put_u64(skb, ROCEPATH_A_STATS_FLOW_ALLOC_FAILURES,
-		    fs.flow_alloc_failures) ||
-	    put_u64(skb, ROCEPATH_A_STATS_CNP_TX, fs.cnp_tx) ||
-	    put_u64(skb, ROCEPATH_A_STATS_CNP_RX, fs.cnp_rx) ||
-	    put_u64(skb, ROCEPATH_A_STATS_NTF_DROPPED,
-		    atomic64_read(&ntf_dropped)) ||
-	    nla_put_u32(skb, ROCEPATH_A_STATS_NTF_QUEUE_LIMIT,
-			READ_ONCE(max_ntf_bytes)) ||
-	    put_u64(skb, ROCEPATH_A_STATS_QPS_ROLLED_BACK,
-		    rocepath_stat_read(ROCEPATH_STAT_QPS_ROLLED_BACK)) ||
-	    nla_put_u32(skb, ROCEPATH_A_STATS_PROBE_SLOTS, prs.slots) ||
-	    put_u64(skb, ROCEPATH_A_STATS_PROBE_MISSED, prs.missed) ||
-	    put_u64(skb, ROCEPATH_A_STATS_FLOW_RX_ONLY_REFUSED,
-		    fs.flow_rx_only_refused)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
-int rocepath_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct sk_buff *msg;
-	void *hdr;
-	int err;
-
-	err = rocepath_nl_req_check(info);
-	if (err)
-		return err;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &rocepath_nl_family, 0,
-				info->genlhdr->cmd);
-	if (!hdr || fill_stats(msg)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	*dropped = atomic64_read(&ntf_dropped);
+	*limit = READ_ONCE(max_ntf_bytes);
 }
 
 /* A netlink socket closed: its pin-replace staging set goes with it. */

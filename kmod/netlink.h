@@ -93,5 +93,9 @@ void rocepath_nl_notify(struct sk_buff *skb, gfp_t gfp);
 /* Allocate a notification of @cmd, or NULL when nobody listens. */
 struct sk_buff *rocepath_nl_ntf_new(u8 cmd, gfp_t gfp, void **hdr);
 void rocepath_nl_pins_replaced(u32 generation);
+/* Answer a change request with the generation it produced. */
+int rocepath_nl_reply_generation(struct genl_info *info, u32 gen);
+/* Notifications dropped so far, and the queue's limit in bytes. */
+void rocepath_nl_ntf_stats(u64 *dropped, u32 *limit);
 
 #endif /* _ROCEPATH_NETLINK_H */

@@ -308,8 +308,8 @@ static u32 bump_generation(void)
 	return pin_generation;
 }
 
-int rocepath_pin_add(const struct nlattr *nest, struct netlink_ext_ack *extack,
-		     u32 *gen)
+static int pin_add(const struct nlattr *nest, struct netlink_ext_ack *extack,
+		   u32 *gen)
 {
 	int err;
 
@@ -323,8 +323,8 @@ int rocepath_pin_add(const struct nlattr *nest, struct netlink_ext_ack *extack,
 	return err;
 }
 
-int rocepath_pin_del(const struct nlattr *nest, struct netlink_ext_ack *extack,
-		     u32 *gen)
+static int pin_del(const struct nlattr *nest, struct netlink_ext_ack *extack,
+		   u32 *gen)
 {
 	struct rocepath_pin *p, *old;
 	struct pin_set *s;
@@ -366,7 +366,7 @@ static void free_old(struct pin_set *old)
 	set_free(old);
 }
 
-int rocepath_pin_flush(u32 *gen)
+static int pin_flush(u32 *gen)
 {
 	struct pin_set *s = set_alloc();
 
@@ -402,7 +402,7 @@ static void staging_drop(struct staging *st)
  * one); pins: add to it; commit: swap it in. Any error drops the staging
  * set, so a failed transaction never half-applies.
  */
-int rocepath_pin_replace(struct genl_info *info, u32 *gen)
+static int pin_replace(struct genl_info *info, u32 *gen)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	u32 portid = info->snd_portid, flags = 0;
@@ -557,7 +557,7 @@ static bool dump_walk(struct rocepath_dump *d, unsigned long b)
  * One message per rule, each with the generation, which is also the dump's
  * sequence: a dump racing a change is flagged NLM_F_DUMP_INTR.
  */
-int rocepath_pin_dump(struct sk_buff *skb, struct netlink_callback *cb)
+int rocepath_nl_pin_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	int ret;
 
@@ -566,6 +566,70 @@ int rocepath_pin_dump(struct sk_buff *skb, struct netlink_callback *cb)
 				dump_fill);
 	rcu_read_unlock();
 	return ret;
+}
+
+/* pin-add and pin-del: one rule in, the new generation out. */
+static int pin_rule_doit(struct genl_info *info,
+			 int (*op)(const struct nlattr *nest,
+				   struct netlink_ext_ack *extack, u32 *gen))
+{
+	u32 gen;
+	int err;
+
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
+	if (GENL_REQ_ATTR_CHECK(info, ROCEPATH_A_PIN))
+		return -EINVAL;
+	err = op(info->attrs[ROCEPATH_A_PIN], info->extack, &gen);
+	if (err)
+		return err;
+	rocepath_nl_pins_replaced(gen);
+	return rocepath_nl_reply_generation(info, gen);
+}
+
+int rocepath_nl_pin_add_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pin_rule_doit(info, pin_add);
+}
+
+int rocepath_nl_pin_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return pin_rule_doit(info, pin_del);
+}
+
+int rocepath_nl_pin_flush_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 gen;
+	int err;
+
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
+	err = pin_flush(&gen);
+	if (err)
+		return err;
+	rocepath_nl_pins_replaced(gen);
+	return rocepath_nl_reply_generation(info, gen);
+}
+
+/* Monitors hear of a transaction once, when it commits. */
+int rocepath_nl_pin_replace_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 flags = 0, gen;
+	int err;
+
+	err = rocepath_nl_req_check(info);
+	if (err)
+		return err;
+	if (info->attrs[ROCEPATH_A_REPLACE_FLAGS])
+		flags = nla_get_u32(info->attrs[ROCEPATH_A_REPLACE_FLAGS]);
+	err = pin_replace(info, &gen);
+	if (err)
+		return err;
+	if (flags & ROCEPATH_REPLACE_FLAGS_COMMIT)
+		rocepath_nl_pins_replaced(gen);
+	return rocepath_nl_reply_generation(info, gen);
 }
 
 void rocepath_pin_get_stats(struct rocepath_pin_stats *s)

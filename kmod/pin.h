@@ -48,15 +48,8 @@ const struct rocepath_pin *rocepath_pin_lookup(u32 dev_index,
 					       const struct in6_addr *remote,
 					       u32 rqpn, u32 lqpn);
 
-/* Netlink side: process context, may sleep. */
-int rocepath_pin_add(const struct nlattr *nest, struct netlink_ext_ack *extack,
-		     u32 *gen);
-int rocepath_pin_del(const struct nlattr *nest, struct netlink_ext_ack *extack,
-		     u32 *gen);
-int rocepath_pin_flush(u32 *gen);
-int rocepath_pin_replace(struct genl_info *info, u32 *gen);
+/* A netlink socket closed: its pin-replace staging set goes with it. */
 void rocepath_pin_release(u32 portid);
-int rocepath_pin_dump(struct sk_buff *skb, struct netlink_callback *cb);
 
 struct rocepath_pin_stats {
 	u32 rules;

@@ -540,7 +540,7 @@ static bool dump_walk(struct rocepath_dump *d, unsigned long b)
 }
 
 /* One message per QP; qp_generation flags a dump racing a change. */
-int rocepath_qp_dump(struct sk_buff *skb, struct netlink_callback *cb)
+int rocepath_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	int ret;
 

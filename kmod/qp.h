@@ -118,7 +118,6 @@ bool rocepath_qp_destroy_end(const struct ib_qp *qp, u64 id, bool ok,
 void rocepath_qp_del_device(const struct ib_device *ibdev);
 u32 rocepath_qp_sport_count(const struct in6_addr *remote, u16 sport);
 void rocepath_qp_get_stats(struct rocepath_qp_stats *s);
-int rocepath_qp_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int rocepath_qp_fill(struct sk_buff *skb, const struct rocepath_qp_info *info);
 size_t rocepath_qp_fill_size(void);
 
