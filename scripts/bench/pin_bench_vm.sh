@@ -67,7 +67,8 @@ python3 "$ROCEPATH_TOP/.cache/linux-src/tools/net/ynl/cli.py" --no-schema \
 	--json "{\"pin\": {\"remote\": \"$(python3 -c "import ipaddress; print(ipaddress.ip_address('$PEER_IP4').packed.hex())")\", \"sport\": [50000, 50001, 50002, 50003]}}" >/dev/null
 hit_rtr=$(rtr_us)
 graph "$RUN_DIR/graph/hit" ib_modify_qp_with_udata
-graph "$RUN_DIR/graph/hit" modify_pre
+graph "$RUN_DIR/graph/hit" modify_entry
+graph "$RUN_DIR/graph/hit" modify_ret
 rmmod rocepath
 base_rtr2=$(rtr_us)
 
@@ -87,4 +88,5 @@ printf '%-48s %12s\n' "  median of $(count $g/off/ib_modify_qp_with_udata.us) ca
 printf '%-48s %12s\n' "  no module (us)" "$(median $g/off/ib_modify_qp_with_udata.us)"
 printf '%-48s %12s\n' "  module, $n rules, no match (us)" "$(median $g/miss/ib_modify_qp_with_udata.us)"
 printf '%-48s %12s\n' "  module, path set matches (us)" "$(median $g/hit/ib_modify_qp_with_udata.us)"
-printf '%-48s %12s\n' "hook pre-handler alone, median of $(count $g/hit/modify_pre.us) (us)" "$(median $g/hit/modify_pre.us)"
+printf '%-48s %12s\n' "return probe's entry handler, median of $(count $g/hit/modify_entry.us) (us)" "$(median $g/hit/modify_entry.us)"
+printf '%-48s %12s\n' "return probe's return handler, median of $(count $g/hit/modify_ret.us) (us)" "$(median $g/hit/modify_ret.us)"
