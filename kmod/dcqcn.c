@@ -18,46 +18,11 @@
 #include "dev.h"
 #include "netlink.h"
 
-struct dcqcn_param_desc {
-	u32 def;
-};
-
-#define P(_def) { .def = _def, }
-
 /*
- * The published defaults. The ranges, which follow the firmware fields,
- * are in the YNL spec (checks: min/max) and enforced by the generated
- * policy; the spec's attribute docs give these defaults too.
+ * The ranges (checks: min/max) and defaults (each attribute's doc) are in
+ * the YNL spec: the generated policy enforces the ranges and dcqcn-gen.h
+ * holds the defaults.
  */
-static const struct dcqcn_param_desc dcqcn_desc[RP_DCQCN_NPARAMS] = {
-	[RP_DCQCN_NP_ENABLE]			= P(0),
-	[RP_DCQCN_RP_ENABLE]			= P(0),
-	[RP_DCQCN_RP_CLAMP_TGT_RATE]		= P(0),
-	[RP_DCQCN_RP_CLAMP_TGT_RATE_ATI]	= P(1),
-	[RP_DCQCN_RP_TIME_RESET]		= P(300),
-	[RP_DCQCN_RP_BYTE_RESET]		= P(32767),
-	[RP_DCQCN_RP_THRESHOLD]			= P(1),
-	[RP_DCQCN_RP_AI_RATE]			= P(5),
-	[RP_DCQCN_RP_MAX_RATE]			= P(0),
-	[RP_DCQCN_RP_HAI_RATE]			= P(50),
-	[RP_DCQCN_RP_MIN_DEC_FAC]		= P(50),
-	[RP_DCQCN_RP_MIN_RATE]			= P(1),
-	[RP_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP]	= P(0),
-	[RP_DCQCN_RP_DCE_TCP_G]			= P(1019),
-	[RP_DCQCN_RP_DCE_TCP_RTT]		= P(1),
-	[RP_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD] = P(4),
-	[RP_DCQCN_RP_INITIAL_ALPHA_VALUE]	= P(1023),
-	[RP_DCQCN_RP_GD]			= P(11),
-	[RP_DCQCN_NP_MIN_TIME_BETWEEN_CNPS]	= P(4),
-	[RP_DCQCN_NP_CNP_DSCP]			= P(48),
-	[RP_DCQCN_NP_CNP_PRIO_MODE]		= P(1),
-	[RP_DCQCN_NP_CNP_PRIO]			= P(6),
-};
-
-#define DCQCN_ATTR(i)	(ROCEPATH_A_DCQCN_NP_ENABLE + (i))
-
-static_assert(ROCEPATH_A_DCQCN_NP_CNP_PRIO ==
-	      DCQCN_ATTR(RP_DCQCN_NP_CNP_PRIO));
 
 void rocepath_dcqcn_dev_init(struct rocepath_dcqcn_dev *dd,
 			     struct ib_device *ibdev)
@@ -67,7 +32,7 @@ void rocepath_dcqcn_dev_init(struct rocepath_dcqcn_dev *dd,
 	dd->ibdev = ibdev;
 	dd->soft = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
 	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
-		dd->p[i] = dcqcn_desc[i].def;
+		dd->p[i] = rocepath_dcqcn_defaults[i];
 }
 
 /* The net device under a soft-RoCE device, held, or NULL. */
@@ -122,7 +87,7 @@ static int dcqcn_fill(struct sk_buff *skb, const void *obj,
 	if (nla_put_string(skb, ROCEPATH_A_DCQCN_IBDEV, name))
 		goto cancel;
 	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
-		if (nla_put_u32(skb, DCQCN_ATTR(i), rocepath_dcqcn_param(dd, i)))
+		if (nla_put_u32(skb, RP_DCQCN_ATTR(i), rocepath_dcqcn_param(dd, i)))
 			goto cancel;
 	if (nla_put_u8(skb, ROCEPATH_A_DCQCN_SOFT, dd->soft))
 		goto cancel;
@@ -211,14 +176,14 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 		goto unlock;
 	}
 	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
-		val[i] = tb[DCQCN_ATTR(i)] ? nla_get_u32(tb[DCQCN_ATTR(i)]) :
+		val[i] = tb[RP_DCQCN_ATTR(i)] ? nla_get_u32(tb[RP_DCQCN_ATTR(i)]) :
 					     dd->p[i];
 	/* Cross-field: the policy checks each value on its own. */
 	if (val[RP_DCQCN_RP_MAX_RATE] &&
 	    val[RP_DCQCN_RP_MIN_RATE] > val[RP_DCQCN_RP_MAX_RATE]) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
-				    tb[DCQCN_ATTR(RP_DCQCN_RP_MIN_RATE)] ?:
-				    tb[DCQCN_ATTR(RP_DCQCN_RP_MAX_RATE)],
+				    tb[RP_DCQCN_ATTR(RP_DCQCN_RP_MIN_RATE)] ?:
+				    tb[RP_DCQCN_ATTR(RP_DCQCN_RP_MAX_RATE)],
 				    "rp_min_rate above rp_max_rate");
 		err = -ERANGE;
 		goto unlock;

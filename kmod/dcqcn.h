@@ -10,32 +10,8 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
-/* One index per parameter, in the order of the netlink attributes. */
-enum rocepath_dcqcn_param {
-	RP_DCQCN_NP_ENABLE,
-	RP_DCQCN_RP_ENABLE,
-	RP_DCQCN_RP_CLAMP_TGT_RATE,
-	RP_DCQCN_RP_CLAMP_TGT_RATE_ATI,
-	RP_DCQCN_RP_TIME_RESET,
-	RP_DCQCN_RP_BYTE_RESET,
-	RP_DCQCN_RP_THRESHOLD,
-	RP_DCQCN_RP_AI_RATE,
-	RP_DCQCN_RP_MAX_RATE,
-	RP_DCQCN_RP_HAI_RATE,
-	RP_DCQCN_RP_MIN_DEC_FAC,
-	RP_DCQCN_RP_MIN_RATE,
-	RP_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP,
-	RP_DCQCN_RP_DCE_TCP_G,
-	RP_DCQCN_RP_DCE_TCP_RTT,
-	RP_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD,
-	RP_DCQCN_RP_INITIAL_ALPHA_VALUE,
-	RP_DCQCN_RP_GD,
-	RP_DCQCN_NP_MIN_TIME_BETWEEN_CNPS,
-	RP_DCQCN_NP_CNP_DSCP,
-	RP_DCQCN_NP_CNP_PRIO_MODE,
-	RP_DCQCN_NP_CNP_PRIO,
-	RP_DCQCN_NPARAMS,
-};
+/* enum rocepath_dcqcn_param and the defaults, generated from the spec */
+#include "dcqcn-gen.h"
 
 /**
  * struct rocepath_dcqcn_dev - DCQCN parameters of one RDMA device

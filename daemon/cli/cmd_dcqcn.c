@@ -3,7 +3,8 @@
  * rocepath dcqcn show [dev IBDEV]
  * rocepath dcqcn set dev IBDEV PARAM VALUE [PARAM VALUE ...]
  * PARAM names are mlx5's debugfs cc_params file names plus np_enable and
- * rp_enable; values are unsigned integers, range-checked by the kernel.
+ * rp_enable; values are unsigned integers in the spec's range for each
+ * (checked here and again by the kernel's policy).
  */
 #include <errno.h>
 #include <string.h>
@@ -71,8 +72,9 @@ static int dcqcn_set(int argc, char **argv, const struct rp_cli *cli)
 
 	while (argc > 0) {
 		const char *kw = argv[0], *val = argc > 1 ? argv[1] : NULL;
+		const struct rp_dcqcn_param *p;
 		uint32_t x;
-		int attr;
+		int i;
 
 		if (!strcmp(kw, "dev")) {
 			if (d.ibdev[0])
@@ -85,11 +87,12 @@ static int dcqcn_set(int argc, char **argv, const struct rp_cli *cli)
 			strcpy(d.ibdev, val);
 			RP_SET(&d, ROCEPATH_A_DCQCN_IBDEV);
 		} else {
-			attr = rp_dcqcn_attr(kw);
-			if (attr < 0)
+			i = rp_dcqcn_param_find(kw);
+			if (i < 0)
 				return rp_error("dcqcn set: unknown parameter \"%s\", try \"rocepath dcqcn help\"",
 						kw);
-			if (RP_HAS(&d, attr))
+			p = &rp_dcqcn_params[i];
+			if (RP_HAS(&d, p->attr))
 				return cli_dup(kw);
 			if (!val)
 				return cli_missing(kw);
@@ -97,11 +100,12 @@ static int dcqcn_set(int argc, char **argv, const struct rp_cli *cli)
 			if (ret)
 				return rp_error("%s: \"%s\" is not an unsigned 32-bit number",
 						kw, val);
-			if ((attr == ROCEPATH_A_DCQCN_NP_ENABLE ||
-			     attr == ROCEPATH_A_DCQCN_RP_ENABLE) && x > 1)
-				return rp_error("%s: must be 0 or 1", kw);
-			d.val[attr] = x;
-			RP_SET(&d, attr);
+			/* The spec's range, worded as the kernel's policy rejection. */
+			if (x < p->min || x > p->max)
+				return rp_error("%s out of range %u..%u", kw, p->min,
+						p->max);
+			d.val[p->attr] = x;
+			RP_SET(&d, p->attr);
 			nparams++;
 		}
 		argc -= 2;

@@ -306,7 +306,7 @@ static int be_dcqcn_set(void *ctx, const char *ibdev, const struct rp_dcqcn_valu
 	memset(&d, 0, sizeof(d));
 	snprintf(d.ibdev, sizeof(d.ibdev), "%s", ibdev);
 	RP_SET(&d, ROCEPATH_A_DCQCN_IBDEV);
-	for (size_t i = 0; i < rp_dcqcn_nparams; i++) {
+	for (int i = 0; i < RP_DCQCN_NPARAMS; i++) {
 		int attr = rp_dcqcn_params[i].attr;
 
 		if (!(v->set & (1ULL << i)))

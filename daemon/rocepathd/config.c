@@ -14,45 +14,7 @@
 
 #include "config.h"
 #include "log.h"
-
-#define P(n, a, m, d) { #n, ROCEPATH_A_DCQCN_##a, m, d }
-const struct rp_dcqcn_param rp_dcqcn_params[] = {
-	P(np_enable, NP_ENABLE, 1, 0),
-	P(rp_enable, RP_ENABLE, 1, 0),
-	P(rp_clamp_tgt_rate, RP_CLAMP_TGT_RATE, 1, 1),
-	P(rp_clamp_tgt_rate_ati, RP_CLAMP_TGT_RATE_ATI, 1, 1),
-	P(rp_time_reset, RP_TIME_RESET, UINT32_MAX, 1),
-	P(rp_byte_reset, RP_BYTE_RESET, UINT32_MAX, 1),
-	P(rp_threshold, RP_THRESHOLD, UINT32_MAX, 1),
-	P(rp_ai_rate, RP_AI_RATE, UINT32_MAX, 1),
-	P(rp_max_rate, RP_MAX_RATE, UINT32_MAX, 1),
-	P(rp_hai_rate, RP_HAI_RATE, UINT32_MAX, 1),
-	P(rp_min_dec_fac, RP_MIN_DEC_FAC, 100, 1),
-	P(rp_min_rate, RP_MIN_RATE, UINT32_MAX, 1),
-	P(rp_rate_to_set_on_first_cnp, RP_RATE_TO_SET_ON_FIRST_CNP, UINT32_MAX, 1),
-	P(rp_dce_tcp_g, RP_DCE_TCP_G, 1023, 1),
-	P(rp_dce_tcp_rtt, RP_DCE_TCP_RTT, UINT32_MAX, 1),
-	P(rp_rate_reduce_monitor_period, RP_RATE_REDUCE_MONITOR_PERIOD, UINT32_MAX, 1),
-	P(rp_initial_alpha_value, RP_INITIAL_ALPHA_VALUE, 1023, 1),
-	P(rp_gd, RP_GD, UINT32_MAX, 1),
-	P(np_min_time_between_cnps, NP_MIN_TIME_BETWEEN_CNPS, UINT32_MAX, 1),
-	P(np_cnp_dscp, NP_CNP_DSCP, 63, 1),
-	P(np_cnp_prio_mode, NP_CNP_PRIO_MODE, 1, 1),
-	P(np_cnp_prio, NP_CNP_PRIO, 7, 1),
-};
-#undef P
-const size_t rp_dcqcn_nparams = sizeof(rp_dcqcn_params) / sizeof(rp_dcqcn_params[0]);
-
-_Static_assert(sizeof(rp_dcqcn_params) / sizeof(rp_dcqcn_params[0]) <= 32,
-	       "rp_dcqcn_values holds 32 parameters");
-
-int rp_dcqcn_param_find(const char *name)
-{
-	for (size_t i = 0; i < rp_dcqcn_nparams; i++)
-		if (!strcmp(rp_dcqcn_params[i].name, name))
-			return i;
-	return -ENOENT;
-}
+#include "objs.h"
 
 static int cfg_err(char *err, size_t errlen, const char *path, const char *key,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -100,19 +62,20 @@ static int get_string(json_object *v, const char *path, const char *key,
 }
 
 static int get_uint(json_object *v, const char *path, const char *key,
-		    uint64_t max, uint64_t *out, char *err, size_t errlen)
+		    uint64_t min, uint64_t max, uint64_t *out, char *err,
+		    size_t errlen)
 {
 	int64_t x;
 
 	if (!json_object_is_type(v, json_type_int))
-		return cfg_err(err, errlen, path, key,
-			       "expected an integer 0..%llu", (unsigned long long)max);
+		return cfg_err(err, errlen, path, key, "expected an integer %llu..%llu",
+			       (unsigned long long)min, (unsigned long long)max);
 	errno = 0;
 	x = json_object_get_int64(v);
-	if (x < 0 || (uint64_t)x > max ||
+	if (x < 0 || (uint64_t)x < min || (uint64_t)x > max ||
 	    (x == INT64_MAX && errno == ERANGE))
-		return cfg_err(err, errlen, path, key,
-			       "value out of range 0..%llu", (unsigned long long)max);
+		return cfg_err(err, errlen, path, key, "value out of range %llu..%llu",
+			       (unsigned long long)min, (unsigned long long)max);
 	*out = x;
 	return 0;
 }
@@ -151,8 +114,9 @@ static int parse_dcqcn(json_object *obj, const char *path, struct rp_config *cfg
 			if (i < 0)
 				return cfg_err(err, errlen, path, key,
 					       "unknown DCQCN parameter (see rocepathd(8) for the list)");
-			ret = get_uint(pval, path, key, rp_dcqcn_params[i].max, &v,
-				       err, errlen);
+			/* The module's range, from the spec: what passes here is never refused at push time. */
+			ret = get_uint(pval, path, key, rp_dcqcn_params[i].min,
+				       rp_dcqcn_params[i].max, &v, err, errlen);
 			if (ret)
 				return ret;
 			p->set |= 1ULL << i;
@@ -233,12 +197,12 @@ parsed:
 		} else if (!strcmp(key, "debounce_ms")) {
 			uint64_t v;
 
-			ret = get_uint(val, path, key, RP_DEBOUNCE_MS_MAX, &v, err, errlen);
+			ret = get_uint(val, path, key, 0, RP_DEBOUNCE_MS_MAX, &v, err, errlen);
 			cfg->debounce_ms = v;
 		} else if (!strcmp(key, "resync_interval_s")) {
 			uint64_t v;
 
-			ret = get_uint(val, path, key, RP_RESYNC_S_MAX, &v, err, errlen);
+			ret = get_uint(val, path, key, 0, RP_RESYNC_S_MAX, &v, err, errlen);
 			cfg->resync_s = v;
 		} else if (!strcmp(key, "dcqcn")) {
 			ret = parse_dcqcn(val, path, cfg, err, errlen);
@@ -355,7 +319,7 @@ void rp_config_free(struct rp_config *cfg)
 
 static void merge(struct rp_dcqcn_values *out, const struct rp_dcqcn_profile *p)
 {
-	for (size_t i = 0; i < rp_dcqcn_nparams; i++)
+	for (size_t i = 0; i < RP_DCQCN_NPARAMS; i++)
 		if (p->set & (1ULL << i))
 			out->val[i] = p->val[i];
 	out->set |= p->set;

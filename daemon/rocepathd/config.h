@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "spec-gen.h"
+
 #define RP_CONFIG_DEFAULT "/etc/rocepath/rocepathd.conf"
 #define RP_DEBOUNCE_MS_DEFAULT 200
 #define RP_DEBOUNCE_MS_MAX 60000
@@ -17,30 +19,17 @@
 #define RP_RESYNC_S_MAX 86400
 #define RP_DEV_NAME_LEN 64
 
-/* DCQCN parameters, named as `rocepath dcqcn set` / mlx5 cc_params. */
-struct rp_dcqcn_param {
-	const char *name;
-	int attr;		/* ROCEPATH_A_DCQCN_* */
-	uint32_t max;		/* largest accepted value */
-	int mlx5_debugfs;	/* 1 when mlx5 has a cc_params file of that name */
-};
-
-extern const struct rp_dcqcn_param rp_dcqcn_params[];
-extern const size_t rp_dcqcn_nparams;
-/* Index into rp_dcqcn_params, or -ENOENT. */
-int rp_dcqcn_param_find(const char *name);
-
 /* One "dcqcn" entry: a device name or fnmatch(3) pattern ("*"). */
 struct rp_dcqcn_profile {
 	char dev[RP_DEV_NAME_LEN];
 	uint64_t set;		/* bit i: rp_dcqcn_params[i] given */
-	uint32_t val[32];
+	uint32_t val[RP_DCQCN_NPARAMS];
 };
 
 /* The parameters that apply to one device after merging profiles. */
 struct rp_dcqcn_values {
 	uint64_t set;
-	uint32_t val[32];
+	uint32_t val[RP_DCQCN_NPARAMS];
 };
 
 struct rp_config {

@@ -53,10 +53,12 @@ int rp_mlx5_cc_write(const char *sysfs_ib, const char *debugfs_mlx5,
 			ibdev, dir);
 		return -ENOENT;
 	}
-	for (size_t i = 0; i < rp_dcqcn_nparams; i++) {
-		int ret;
+	for (int i = 0; i < RP_DCQCN_NPARAMS; i++) {
+		int attr = rp_dcqcn_params[i].attr, ret;
 
-		if (!(v->set & (1ULL << i)) || !rp_dcqcn_params[i].mlx5_debugfs)
+		/* np_enable and rp_enable switch the module's soft-RoCE NP/RP: mlx5 has no such file. */
+		if (!(v->set & (1ULL << i)) || attr == ROCEPATH_A_DCQCN_NP_ENABLE ||
+		    attr == ROCEPATH_A_DCQCN_RP_ENABLE)
 			continue;
 		if (snprintf(file, sizeof(file), "%s/%s", dir,
 			     rp_dcqcn_params[i].name) >= (int)sizeof(file))

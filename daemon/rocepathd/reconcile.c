@@ -288,7 +288,7 @@ static void format_values(const struct rp_dcqcn_values *v, char *buf, size_t len
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < rp_dcqcn_nparams && off < len; i++)
+	for (int i = 0; i < RP_DCQCN_NPARAMS && off < len; i++)
 		if (v->set & (1ULL << i))
 			off += snprintf(buf + off, len - off, "%s%s %u", off ? " " : "",
 					rp_dcqcn_params[i].name, v->val[i]);

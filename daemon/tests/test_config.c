@@ -17,6 +17,7 @@
 #include "kselftest_harness.h"
 
 #include "config.h"
+#include "objs.h"
 #include "log.h"
 
 #define F "/etc/rocepath/test.conf"
@@ -116,14 +117,61 @@ TEST(dcqcn_all_params)
 
 	off = snprintf(text, sizeof(text),
 		       "{\"topology\": \"t\", \"placement\": \"p\", \"dcqcn\": {\"rxe0\": {");
-	for (size_t i = 0; i < rp_dcqcn_nparams; i++)
+	for (int i = 0; i < RP_DCQCN_NPARAMS; i++)
 		off += snprintf(text + off, sizeof(text) - off, "%s\"%s\": 1",
 				i ? ", " : "", rp_dcqcn_params[i].name);
 	snprintf(text + off, sizeof(text) - off, "}}}");
 	ASSERT_EQ(0, rp_config_parse(text, F, &c, err, sizeof(err))) TH_LOG("%s", err);
-	EXPECT_EQ((1ULL << rp_dcqcn_nparams) - 1, c.dcqcn[0].set);
-	EXPECT_EQ(22, rp_dcqcn_nparams);
+	EXPECT_EQ((1ULL << RP_DCQCN_NPARAMS) - 1, c.dcqcn[0].set);
+	EXPECT_EQ(22, RP_DCQCN_NPARAMS);
 	rp_config_free(&c);
+}
+
+/*
+ * A value the module's policy refuses is refused here, with the range:
+ * the daemon once took rp_gd and rp_time_reset up to UINT32_MAX while the
+ * module allows 0..15 and 1..131071, so a valid config failed at push time.
+ */
+TEST(dcqcn_module_ranges)
+{
+	static const struct {
+		const char *param, *val, *range;
+	} bad[] = {
+		{ "rp_gd", "16", "0..15" },
+		{ "rp_time_reset", "0", "1..131071" },
+		{ "rp_time_reset", "131072", "1..131071" },
+		{ "rp_byte_reset", "32768", "0..32767" },
+		{ "rp_threshold", "0", "1..31" },
+		{ "rp_ai_rate", "400001", "1..400000" },
+		{ "np_min_time_between_cnps", "4095001", "0..4095000" },
+	};
+	static const struct {
+		const char *param, *val;
+	} good[] = {
+		{ "rp_gd", "15" }, { "rp_gd", "0" },
+		{ "rp_time_reset", "131071" }, { "rp_time_reset", "1" },
+	};
+	char text[512], err[512];
+	struct rp_config c;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "{\"topology\": \"t\", \"placement\": \"p\", \"dcqcn\": {\"rxe0\": {\"%s\": %s}}}",
+			 bad[i].param, bad[i].val);
+		err[0] = '\0';
+		EXPECT_EQ(-EINVAL, rp_config_parse(text, F, &c, err, sizeof(err)))
+			TH_LOG("%s %s accepted", bad[i].param, bad[i].val);
+		EXPECT_NE(NULL, strstr(err, bad[i].param)) TH_LOG("%s", err);
+		EXPECT_NE(NULL, strstr(err, bad[i].range)) TH_LOG("%s", err);
+		rp_config_free(&c);
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "{\"topology\": \"t\", \"placement\": \"p\", \"dcqcn\": {\"rxe0\": {\"%s\": %s}}}",
+			 good[i].param, good[i].val);
+		EXPECT_EQ(0, rp_config_parse(text, F, &c, err, sizeof(err))) TH_LOG("%s", err);
+		rp_config_free(&c);
+	}
 }
 
 /* A missing file is reported with its name and the errno text. */

@@ -20,6 +20,7 @@
 #include "kselftest_harness.h"
 
 #include "config.h"
+#include "objs.h"
 #include "log.h"
 #include "mlx5.h"
 #include "reconcile.h"
