@@ -141,8 +141,8 @@ static void update_linkmon(struct daemon *d)
 	if (!d->lm.mngr)
 		return;
 	for (size_t i = 0; i < d->r.devs.n && n < RPD_LINKMON_MAX; i++) {
-		nd[n] = d->r.devs.devs[i].netdev;
-		ib[n++] = d->r.devs.devs[i].ibdev;
+		nd[n] = d->r.devs.v[i].netdev;
+		ib[n++] = d->r.devs.v[i].ibdev;
 	}
 	rpd_linkmon_set(&d->lm, nd, ib, n);
 }
@@ -344,24 +344,23 @@ static int setup_signals(struct daemon *d)
 static int check_once(struct daemon *d)
 {
 	char summary[512] = "", err[1024] = "", buf[512];
-	struct rpd_pinset pins;
+	struct rp_pins pins = { 0 };
 	int ret;
 
-	rpd_pinset_init(&pins);
 	ret = rpd_plan_files(&d->cfg, &pins, summary, sizeof(summary), err,
 			     sizeof(err));
 	if (ret) {
 		fprintf(stderr, "Error: %s.\n", err[0] ? err : strerror(-ret));
-		rpd_pinset_free(&pins);
+		rp_pins_free(&pins);
 		return 1;
 	}
-	rpd_pinset_normalize(&pins);
+	rp_pins_sort(&pins);
 	printf("host %s: %zu pins (%s)\n", d->cfg.host, pins.n, summary);
 	for (size_t i = 0; i < pins.n; i++) {
-		rpd_pin_format(&pins.pins[i], buf, sizeof(buf));
+		rp_pin_format(&pins.v[i], buf, sizeof(buf));
 		printf("pin %s\n", buf);
 	}
-	rpd_pinset_free(&pins);
+	rp_pins_free(&pins);
 	return 0;
 }
 

@@ -218,7 +218,7 @@ TEST(sd_notify_protocol)
 	unsetenv("NOTIFY_SOCKET");
 }
 
-/* Planner host pins (JSON) convert to the reconciler's pins. */
+/* Planner host pins (JSON) load through the one pins parser into the reconciler's pins. */
 TEST(pins_from_json)
 {
 	const char *text =
@@ -227,30 +227,28 @@ TEST(pins_from_json)
 		" {\"dev\": \"rxe0\", \"remote\": \"2001:db8::2\", \"sports\": [65535],"
 		"  \"rqpn\": 17, \"lqpn\": null}]";
 	json_object *arr = json_tokener_parse(text);
-	struct rpd_pinset s;
+	struct rp_pins s = { 0 };
 	char err[256] = "", buf[256];
 
 	ASSERT_NE(NULL, arr);
-	rpd_pinset_init(&s);
-	ASSERT_EQ(0, rpd_pins_from_json(arr, &s, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, rp_pins_from_json(arr, "plan", &s, err, sizeof(err))) TH_LOG("%s", err);
 	ASSERT_EQ(2, s.n);
-	rpd_pin_format(&s.pins[0], buf, sizeof(buf));
+	rp_pin_format(&s.v[0], buf, sizeof(buf));
 	EXPECT_STREQ("192.0.2.2 sport 49153,50001", buf);
-	rpd_pin_format(&s.pins[1], buf, sizeof(buf));
+	rp_pin_format(&s.v[1], buf, sizeof(buf));
 	EXPECT_STREQ("2001:db8::2 sport 65535 dev rxe0 rqpn 17", buf);
 	json_object_put(arr);
-	rpd_pinset_free(&s);
+	rp_pins_free(&s);
 
 	/* Bad entries are rejected with the index. */
 	arr = json_tokener_parse("[{\"remote\": \"192.0.2.2\", \"sports\": [80]}]");
-	rpd_pinset_init(&s);
-	EXPECT_EQ(-EINVAL, rpd_pins_from_json(arr, &s, err, sizeof(err)));
-	EXPECT_NE(NULL, strstr(err, "pin [0]"));
+	EXPECT_EQ(-EINVAL, rp_pins_from_json(arr, "plan", &s, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "plan: pin 0")) TH_LOG("%s", err);
 	json_object_put(arr);
 	arr = json_tokener_parse("[{\"remote\": \"h2\", \"sports\": [50000]}]");
-	EXPECT_EQ(-EINVAL, rpd_pins_from_json(arr, &s, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, rp_pins_from_json(arr, "plan", &s, err, sizeof(err)));
 	json_object_put(arr);
-	rpd_pinset_free(&s);
+	rp_pins_free(&s);
 }
 
 /* The daemon binary next to the tests: daemon/rocepathd/rocepathd. */

@@ -28,23 +28,23 @@
 struct fake {
 	/* plan */
 	int plan_ret;
-	struct rpd_pinset plan;
+	struct rp_pins plan;
 	int plans;
 	/* kernel */
-	struct rpd_pinset installed;
+	struct rp_pins installed;
 	uint32_t gen;
 	int dumps, replaces, replace_ret, stale_left;
 	uint32_t last_expect;
 	int dump_ret;
 	/* devices */
-	struct rpd_dev devs[4];
+	struct rp_dev devs[4];
 	size_t ndevs;
 	char set_dev[8][RP_DEV_NAME_LEN];
 	struct rp_dcqcn_values set_val[8];
 	int nset, dcqcn_ret, mlx5_calls;
 };
 
-static int f_plan(void *ctx, const struct rp_config *cfg, struct rpd_pinset *out,
+static int f_plan(void *ctx, const struct rp_config *cfg, struct rp_pins *out,
 		  char *summary, size_t slen, char *err, size_t errlen)
 {
 	struct fake *f = ctx;
@@ -55,10 +55,10 @@ static int f_plan(void *ctx, const struct rp_config *cfg, struct rpd_pinset *out
 		return f->plan_ret;
 	}
 	snprintf(summary, slen, "fake");
-	return rpd_pinset_copy(out, &f->plan);
+	return rp_pins_copy(out, &f->plan);
 }
 
-static int f_dump(void *ctx, struct rpd_pinset *out, uint32_t *gen)
+static int f_dump(void *ctx, struct rp_pins *out, uint32_t *gen)
 {
 	struct fake *f = ctx;
 
@@ -66,10 +66,10 @@ static int f_dump(void *ctx, struct rpd_pinset *out, uint32_t *gen)
 	if (f->dump_ret)
 		return f->dump_ret;
 	*gen = f->gen;
-	return rpd_pinset_copy(out, &f->installed);
+	return rp_pins_copy(out, &f->installed);
 }
 
-static int f_replace(void *ctx, const struct rpd_pinset *set, uint32_t expect,
+static int f_replace(void *ctx, const struct rp_pins *set, uint32_t expect,
 		     uint32_t *new_gen, char *err, size_t errlen)
 {
 	struct fake *f = ctx;
@@ -87,20 +87,21 @@ static int f_replace(void *ctx, const struct rpd_pinset *set, uint32_t expect,
 	}
 	if (expect && expect != f->gen)
 		return -ESTALE;
-	rpd_pinset_copy(&f->installed, set);
+	if (rp_pins_copy(&f->installed, set))
+		return -ENOMEM;
 	*new_gen = ++f->gen;
 	return 0;
 }
 
-static int f_dev_dump(void *ctx, struct rpd_devlist *out)
+static int f_dev_dump(void *ctx, struct rp_devs *out)
 {
 	struct fake *f = ctx;
 
-	out->devs = calloc(f->ndevs ? f->ndevs : 1, sizeof(*out->devs));
-	if (!out->devs)
+	out->v = calloc(f->ndevs ? f->ndevs : 1, sizeof(*out->v));
+	if (!out->v)
 		return -ENOMEM;
-	memcpy(out->devs, f->devs, f->ndevs * sizeof(*out->devs));
-	out->n = f->ndevs;
+	memcpy(out->v, f->devs, f->ndevs * sizeof(*out->v));
+	out->n = out->cap = f->ndevs;
 	return 0;
 }
 
@@ -118,7 +119,7 @@ static int f_dcqcn_set(void *ctx, const char *ibdev, const struct rp_dcqcn_value
 	return 0;
 }
 
-static int f_mlx5(void *ctx, const struct rpd_dev *dev, const struct rp_dcqcn_values *v)
+static int f_mlx5(void *ctx, const struct rp_dev *dev, const struct rp_dcqcn_values *v)
 {
 	struct fake *f = ctx;
 
@@ -126,16 +127,15 @@ static int f_mlx5(void *ctx, const struct rpd_dev *dev, const struct rp_dcqcn_va
 	return 1;
 }
 
-static struct rpd_pin mkpin(const char *addr, int n, const uint16_t *ports)
+/* A path-set pin; its ports are malloc'ed (rp_pins_push takes them). */
+static struct rp_pin mkpin(const char *addr, int n, const uint16_t *ports)
 {
-	struct rpd_pin p;
+	struct rp_pin p;
 
 	memset(&p, 0, sizeof(p));
-	p.rqpn = RPD_QPN_NONE;
-	p.lqpn = RPD_QPN_NONE;
-	rpd_pin_set_remote(&p, addr);
-	p.n_sports = n;
-	memcpy(p.sports, ports, n * sizeof(*ports));
+	if (rp_addr_parse(addr, &p.remote) || rp_pin_set_sports(&p, ports, n))
+		abort();
+	RP_SET(&p, ROCEPATH_A_PIN_REMOTE);
 	return p;
 }
 
@@ -150,7 +150,7 @@ FIXTURE_SETUP(rec)
 {
 	static const uint16_t a[] = { 49153, 49160 }, b[] = { 50000 };
 	char err[256];
-	struct rpd_pin p;
+	struct rp_pin p;
 
 	rp_log_set_level(RP_LOG_DEBUG);
 	memset(&self->f, 0, sizeof(self->f));
@@ -165,10 +165,11 @@ FIXTURE_SETUP(rec)
 		"            \"mlx5_0\": {\"rp_ai_rate\": 5}}}",
 		"test.conf", &self->cfg, err, sizeof(err)));
 	p = mkpin("192.0.2.2", 2, a);
-	rpd_pinset_add(&self->f.plan, &p);
+	ASSERT_EQ(0, rp_pins_push(&self->f.plan, &p));
 	p = mkpin("2001:db8::3", 1, b);
 	strcpy(p.ibdev, "rxe0");
-	rpd_pinset_add(&self->f.plan, &p);
+	RP_SET(&p, ROCEPATH_A_PIN_IBDEV);
+	ASSERT_EQ(0, rp_pins_push(&self->f.plan, &p));
 	self->f.gen = 7;
 	rp_rec_init(&self->r, &self->be, &self->cfg);
 }
@@ -176,8 +177,8 @@ FIXTURE_SETUP(rec)
 FIXTURE_TEARDOWN(rec)
 {
 	rp_rec_free(&self->r);
-	rpd_pinset_free(&self->f.plan);
-	rpd_pinset_free(&self->f.installed);
+	rp_pins_free(&self->f.plan);
+	rp_pins_free(&self->f.installed);
 	rp_config_free(&self->cfg);
 }
 
@@ -190,22 +191,21 @@ TEST_F(rec, first_push)
 	EXPECT_EQ(7, self->f.last_expect);
 	EXPECT_EQ(8, self->r.installed_gen);
 	EXPECT_EQ(2, self->f.installed.n);
-	rpd_pinset_normalize(&self->f.installed);
-	EXPECT_TRUE(rpd_pinset_equal(&self->f.installed, &self->r.desired));
+	rp_pins_sort(&self->f.installed);
+	EXPECT_TRUE(rp_pins_equal(&self->f.installed, &self->r.desired));
 }
 
 /* Installed equal to the plan (in another order) means no push. */
 TEST_F(rec, no_push_when_equal)
 {
-	struct rpd_pin p;
+	struct rp_pin *p;
 
 	/* Same pins, reversed order and reversed ports. */
-	p = self->f.plan.pins[1];
-	rpd_pinset_add(&self->f.installed, &p);
-	p = self->f.plan.pins[0];
-	p.sports[0] = 49160;
-	p.sports[1] = 49153;
-	rpd_pinset_add(&self->f.installed, &p);
+	ASSERT_EQ(0, rp_pins_add(&self->f.installed, &self->f.plan.v[1]));
+	ASSERT_EQ(0, rp_pins_add(&self->f.installed, &self->f.plan.v[0]));
+	p = &self->f.installed.v[1];
+	p->sports[0] = 49160;
+	p->sports[1] = 49153;
 
 	ASSERT_EQ(1, rp_rec_replan(&self->r));
 	EXPECT_EQ(0, rp_rec_sync(&self->r));
@@ -221,27 +221,28 @@ TEST_F(rec, no_push_when_equal)
 TEST_F(rec, push_on_diff)
 {
 	static const uint16_t x[] = { 60000 };
-	struct rpd_pin p = mkpin("192.0.2.9", 1, x);
+	struct rp_pin p = mkpin("192.0.2.9", 1, x);
 
-	rpd_pinset_copy(&self->f.installed, &self->f.plan);
-	rpd_pinset_add(&self->f.installed, &p);
+	ASSERT_EQ(0, rp_pins_copy(&self->f.installed, &self->f.plan));
+	ASSERT_EQ(0, rp_pins_push(&self->f.installed, &p));
 	ASSERT_EQ(1, rp_rec_replan(&self->r));
 	EXPECT_EQ(1, rp_rec_sync(&self->r));
 	EXPECT_EQ(2, self->f.installed.n);
 
 	/* Now a port differs. */
-	self->f.installed.pins[0].sports[0] = 65000;
+	self->f.installed.v[0].sports[0] = 65000;
 	EXPECT_EQ(1, rp_rec_sync(&self->r));
 	EXPECT_EQ(2, self->f.replaces);
-	rpd_pinset_normalize(&self->f.installed);
-	EXPECT_TRUE(rpd_pinset_equal(&self->f.installed, &self->r.desired));
+	rp_pins_sort(&self->f.installed);
+	EXPECT_TRUE(rp_pins_equal(&self->f.installed, &self->r.desired));
 }
 
 /* An exact rule (rqpn) differs from a path set to the same remote. */
 TEST_F(rec, exact_rule_is_distinct)
 {
-	rpd_pinset_copy(&self->f.installed, &self->f.plan);
-	self->f.installed.pins[0].rqpn = 17;
+	ASSERT_EQ(0, rp_pins_copy(&self->f.installed, &self->f.plan));
+	self->f.installed.v[0].rqpn = 17;
+	RP_SET(&self->f.installed.v[0], ROCEPATH_A_PIN_RQPN);
 	ASSERT_EQ(1, rp_rec_replan(&self->r));
 	EXPECT_EQ(1, rp_rec_sync(&self->r));
 }
@@ -273,7 +274,7 @@ TEST_F(rec, bad_plan_keeps_last_good)
 /* Before any good plan, the installed pins (from a previous run) stay. */
 TEST_F(rec, no_good_plan_leaves_installed)
 {
-	rpd_pinset_copy(&self->f.installed, &self->f.plan);
+	ASSERT_EQ(0, rp_pins_copy(&self->f.installed, &self->f.plan));
 	self->f.plan_ret = -ENOENT;
 	EXPECT_EQ(-ENOENT, rp_rec_replan(&self->r));
 	EXPECT_EQ(0, rp_rec_sync(&self->r));
@@ -285,8 +286,8 @@ TEST_F(rec, no_good_plan_leaves_installed)
 /* A plan with no flows for this host empties the installed set. */
 TEST_F(rec, empty_plan_flushes)
 {
-	rpd_pinset_copy(&self->f.installed, &self->f.plan);
-	rpd_pinset_clear(&self->f.plan);
+	ASSERT_EQ(0, rp_pins_copy(&self->f.installed, &self->f.plan));
+	rp_pins_clear(&self->f.plan);
 	ASSERT_EQ(1, rp_rec_replan(&self->r));
 	EXPECT_EQ(1, rp_rec_sync(&self->r));
 	EXPECT_EQ(0, self->f.installed.n);
@@ -306,7 +307,7 @@ TEST_F(rec, stale_retry)
 	EXPECT_EQ(2, self->f.installed.n);
 
 	/* Persistent staleness gives up after a few tries. */
-	rpd_pinset_clear(&self->f.installed);
+	rp_pins_clear(&self->f.installed);
 	self->f.stale_left = 100;
 	EXPECT_EQ(-ESTALE, rp_rec_sync(&self->r));
 	EXPECT_EQ(5, self->f.replaces);
@@ -337,7 +338,7 @@ TEST_F(rec, repush_after_reload)
 {
 	ASSERT_EQ(1, rp_rec_replan(&self->r));
 	ASSERT_EQ(1, rp_rec_sync(&self->r));
-	rpd_pinset_clear(&self->f.installed);
+	rp_pins_clear(&self->f.installed);
 	self->f.gen = 1;
 	EXPECT_EQ(1, rp_rec_sync(&self->r));
 	EXPECT_EQ(2, self->f.installed.n);
@@ -474,19 +475,22 @@ TEST(mlx5_debugfs_writes)
 TEST(pin_format)
 {
 	static const uint16_t ports[] = { 49153, 49154 };
-	struct rpd_pin p = mkpin("192.0.2.2", 2, ports);
+	struct rp_pin p = mkpin("192.0.2.2", 2, ports);
 	char buf[256];
 
-	rpd_pin_format(&p, buf, sizeof(buf));
+	rp_pin_format(&p, buf, sizeof(buf));
 	EXPECT_STREQ("192.0.2.2 sport 49153,49154", buf);
 	strcpy(p.ibdev, "rxe0");
 	p.rqpn = 17;
-	rpd_pin_format(&p, buf, sizeof(buf));
+	RP_SET(&p, ROCEPATH_A_PIN_RQPN);
+	rp_pin_format(&p, buf, sizeof(buf));
 	EXPECT_STREQ("192.0.2.2 sport 49153,49154 dev rxe0 rqpn 17", buf);
-	EXPECT_EQ(AF_INET, p.family);
-	EXPECT_EQ(0, rpd_pin_set_remote(&p, "2001:db8::1"));
-	EXPECT_EQ(AF_INET6, p.family);
-	EXPECT_EQ(-EINVAL, rpd_pin_set_remote(&p, "h2"));
+	EXPECT_EQ(0, rp_addr_parse("2001:db8::1", &p.remote));
+	p.lqpn = 5;
+	RP_SET(&p, ROCEPATH_A_PIN_LQPN);
+	rp_pin_format(&p, buf, sizeof(buf));
+	EXPECT_STREQ("2001:db8::1 sport 49153,49154 dev rxe0 rqpn 17 lqpn 5", buf);
+	rp_pin_release(&p);
 }
 
 TEST_HARNESS_MAIN
