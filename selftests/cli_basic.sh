@@ -212,7 +212,7 @@ ok "dcqcn set dev IBDEV rp_ai_rate 7 np_enable 1" dcqcn set dev "$IBDEV" rp_ai_r
 ok_json "dcqcn show reflects the set" "d[0]['rp_ai_rate'] == 7 and d[0]['np_enable'] == 1" \
 	-j dcqcn show dev "$IBDEV"
 ok "dcqcn show (text)" dcqcn show
-expect_fail "dcqcn set out of range: kernel rejects with extack" "" \
+expect_fail "dcqcn set out of range: rejected with the spec's range" "np_cnp_dscp out of range 0..63" \
 	dcqcn set dev "$IBDEV" np_cnp_dscp 64
 log "out-of-range dcqcn said: $(cat "$T/err")"
 expect_fail "dcqcn set on an unknown device fails" "" dcqcn set dev nosuchdev0 rp_ai_rate 5
