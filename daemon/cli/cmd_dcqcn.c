@@ -36,32 +36,16 @@ static void dcqcn_print(struct rp_out *o, const struct rp_dcqcn *d)
 	rp_out_nl(o);
 }
 
+CLI_DUMP_PRINT(dcqcn_dump_print, struct rp_dcqcns, rp_dcqcn_dump, dcqcn_print,
+	       rp_dcqcns_free)
+
 static int dcqcn_show(int argc, char **argv, const struct rp_cli *cli)
 {
-	struct rp_dcqcns v = { 0 };
-	const char *ibdev;
-	struct rp_nl *nl;
-	int ret;
+	static const struct cli_show show = {
+		.cmd = "dcqcn show", .by_dev = true, .dump_print = dcqcn_dump_print,
+	};
 
-	ret = cli_dev_filter(argc, argv, "dcqcn show", &ibdev);
-	if (ret)
-		return ret;
-	ret = cli_nl_open(cli, &nl);
-	if (ret)
-		return ret;
-	ret = rp_dcqcn_dump(nl, ibdev, &v);
-	if (ret) {
-		cli_nl_err(nl, ret, "dcqcn show");
-		goto out;
-	}
-	rp_out_open_array(cli->out, NULL);
-	for (size_t i = 0; i < v.n; i++)
-		dcqcn_print(cli->out, &v.v[i]);
-	rp_out_close_array(cli->out);
-out:
-	rp_dcqcns_free(&v);
-	rp_nl_close(nl);
-	return ret;
+	return cli_show(&show, argc, argv, cli);
 }
 
 static int dcqcn_set(int argc, char **argv, const struct rp_cli *cli)
@@ -146,14 +130,10 @@ static void dcqcn_usage(void)
 
 int cmd_dcqcn(int argc, char **argv, const struct rp_cli *cli)
 {
-	if (argc < 1 || rp_matches(argv[0], "show") || rp_matches(argv[0], "list"))
-		return dcqcn_show(argc ? argc - 1 : 0, argv + !!argc, cli);
-	if (rp_matches(argv[0], "set"))
-		return dcqcn_set(argc - 1, argv + 1, cli);
-	if (rp_matches(argv[0], "help")) {
-		dcqcn_usage();
-		return 0;
-	}
-	return rp_error("dcqcn: unknown command \"%s\", try \"rocepath dcqcn help\"",
-			argv[0]);
+	static const struct cli_verb verbs[] = {
+		{ "show", dcqcn_show }, { "list", dcqcn_show },
+		{ "set", dcqcn_set }, { NULL, NULL },
+	};
+
+	return cli_dispatch("dcqcn", verbs, dcqcn_usage, argc, argv, cli);
 }
