@@ -31,7 +31,7 @@ void rocepath_dcqcn_dev_init(struct rocepath_dcqcn_dev *dd,
 
 	dd->ibdev = ibdev;
 	dd->soft = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
-	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
+	for (i = 0; i < ROCEPATH_DCQCN_NPARAMS; i++)
 		dd->p[i] = rocepath_dcqcn_defaults[i];
 }
 
@@ -86,12 +86,12 @@ static int dcqcn_fill(struct sk_buff *skb, const void *obj,
 	rocepath_dcqcn_dev_name(dd, name);
 	if (nla_put_string(skb, ROCEPATH_A_DCQCN_IBDEV, name))
 		goto cancel;
-	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
-		if (nla_put_u32(skb, RP_DCQCN_ATTR(i), rocepath_dcqcn_param(dd, i)))
+	for (i = 0; i < ROCEPATH_DCQCN_NPARAMS; i++)
+		if (nla_put_u32(skb, ROCEPATH_DCQCN_ATTR(i), rocepath_dcqcn_param(dd, i)))
 			goto cancel;
 	if (nla_put_u8(skb, ROCEPATH_A_DCQCN_SOFT, dd->soft))
 		goto cancel;
-	if (dd->soft && rocepath_dcqcn_param(dd, RP_DCQCN_RP_ENABLE)) {
+	if (dd->soft && rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_ENABLE)) {
 		ndev = dcqcn_netdev(dd);
 		fq = ndev && dcqcn_fq_ok(ndev);
 		dev_put(ndev);
@@ -141,7 +141,7 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[ROCEPATH_A_DCQCN_MAX + 1];
 	struct rocepath_dcqcn_dev *dd;
-	u32 val[RP_DCQCN_NPARAMS];
+	u32 val[ROCEPATH_DCQCN_NPARAMS];
 	int err, i;
 
 	err = rocepath_nl_req_check(info);
@@ -175,23 +175,23 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENODEV;
 		goto unlock;
 	}
-	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
-		val[i] = tb[RP_DCQCN_ATTR(i)] ? nla_get_u32(tb[RP_DCQCN_ATTR(i)]) :
+	for (i = 0; i < ROCEPATH_DCQCN_NPARAMS; i++)
+		val[i] = tb[ROCEPATH_DCQCN_ATTR(i)] ? nla_get_u32(tb[ROCEPATH_DCQCN_ATTR(i)]) :
 					     dd->p[i];
 	/* Cross-field: the policy checks each value on its own. */
-	if (val[RP_DCQCN_RP_MAX_RATE] &&
-	    val[RP_DCQCN_RP_MIN_RATE] > val[RP_DCQCN_RP_MAX_RATE]) {
+	if (val[ROCEPATH_DCQCN_RP_MAX_RATE] &&
+	    val[ROCEPATH_DCQCN_RP_MIN_RATE] > val[ROCEPATH_DCQCN_RP_MAX_RATE]) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
-				    tb[RP_DCQCN_ATTR(RP_DCQCN_RP_MIN_RATE)] ?:
-				    tb[RP_DCQCN_ATTR(RP_DCQCN_RP_MAX_RATE)],
+				    tb[ROCEPATH_DCQCN_ATTR(ROCEPATH_DCQCN_RP_MIN_RATE)] ?:
+				    tb[ROCEPATH_DCQCN_ATTR(ROCEPATH_DCQCN_RP_MAX_RATE)],
 				    "rp_min_rate above rp_max_rate");
 		err = -ERANGE;
 		goto unlock;
 	}
-	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
+	for (i = 0; i < ROCEPATH_DCQCN_NPARAMS; i++)
 		WRITE_ONCE(dd->p[i], val[i]);
 	rocepath_dev_changed();
-	if (dd->soft && val[RP_DCQCN_RP_ENABLE]) {
+	if (dd->soft && val[ROCEPATH_DCQCN_RP_ENABLE]) {
 		struct net_device *ndev = dcqcn_netdev(dd);
 
 		if (ndev && !dcqcn_fq_ok(ndev))

@@ -99,14 +99,14 @@ def gen_kdcqcn(spec, consts):
            "#include <linux/build_bug.h>", "#include <linux/types.h>",
            f"#include <uapi/linux/{spec['name']}.h>", "",
            "enum rocepath_dcqcn_param {"]
-    out += [f"\tRP_DCQCN_{c_name(p['name'])}," for p in ps]
-    out += ["\tRP_DCQCN_NPARAMS,", "};", "",
+    out += [f"\tROCEPATH_DCQCN_{c_name(p['name'])}," for p in ps]
+    out += ["\tROCEPATH_DCQCN_NPARAMS,", "};", "",
             "/* The netlink attribute of parameter @i. */",
-            f"#define RP_DCQCN_ATTR(i)\t({ps[0]['attr']} + (i))", "",
-            f"static_assert({ps[-1]['attr']} ==", "\t      RP_DCQCN_ATTR(RP_DCQCN_NPARAMS - 1));",
+            f"#define ROCEPATH_DCQCN_ATTR(i)\t({ps[0]['attr']} + (i))", "",
+            f"static_assert({ps[-1]['attr']} ==", "\t      ROCEPATH_DCQCN_ATTR(ROCEPATH_DCQCN_NPARAMS - 1));",
             "", "/* A new device's values, as mlx5 publishes them. */",
-            "static const u32 rocepath_dcqcn_defaults[RP_DCQCN_NPARAMS] = {"]
-    out += [f"\t[RP_DCQCN_{c_name(p['name'])}] = {p['def']}," for p in ps]
+            "static const u32 rocepath_dcqcn_defaults[ROCEPATH_DCQCN_NPARAMS] = {"]
+    out += [f"\t[ROCEPATH_DCQCN_{c_name(p['name'])}] = {p['def']}," for p in ps]
     out += ["};", "", "#endif /* _ROCEPATH_DCQCN_GEN_H */"]
     return out
 
