@@ -19,8 +19,8 @@ void rpd_kernel_init(struct rpd_kernel *k, bool dry_run)
 {
 	memset(k, 0, sizeof(*k));
 	k->dry_run = dry_run;
-	k->sysfs_ib = RP_SYSFS_IB;
-	k->debugfs_mlx5 = RP_DEBUGFS_MLX5;
+	k->sysfs_ib = RPD_SYSFS_IB;
+	k->debugfs_mlx5 = RPD_DEBUGFS_MLX5;
 	memset(&k->dry_installed, 0, sizeof(k->dry_installed));
 }
 
@@ -32,7 +32,7 @@ void rpd_kernel_free(struct rpd_kernel *k)
 	rp_pins_free(&k->dry_installed);
 }
 
-int rpd_plan_files(const struct rp_config *cfg, struct rp_pins *out,
+int rpd_plan_files(const struct rpd_config *cfg, struct rp_pins *out,
 		   char *summary, size_t slen, char *err, size_t errlen)
 {
 	const struct rp_plan_summary *s;
@@ -75,7 +75,7 @@ out:
 	return ret;
 }
 
-static int be_plan(void *ctx, const struct rp_config *cfg, struct rp_pins *out,
+static int be_plan(void *ctx, const struct rpd_config *cfg, struct rp_pins *out,
 		   char *summary, size_t slen, char *err, size_t errlen)
 {
 	(void)ctx;
@@ -138,7 +138,7 @@ static int be_dev_dump(void *ctx, struct rp_devs *out)
 	return rp_dev_dump(k->nl, NULL, out);
 }
 
-static int be_dcqcn_set(void *ctx, const char *ibdev, const struct rp_dcqcn_values *v,
+static int be_dcqcn_set(void *ctx, const char *ibdev, const struct rpd_dcqcn_values *v,
 			char *err, size_t errlen)
 {
 	struct rpd_kernel *k = ctx;
@@ -166,18 +166,18 @@ static int be_dcqcn_set(void *ctx, const char *ibdev, const struct rp_dcqcn_valu
 	return ret;
 }
 
-static int be_mlx5(void *ctx, const struct rp_dev *dev, const struct rp_dcqcn_values *v)
+static int be_mlx5(void *ctx, const struct rp_dev *dev, const struct rpd_dcqcn_values *v)
 {
 	struct rpd_kernel *k = ctx;
 
 	if (k->dry_run)
 		return 0;
-	return rp_mlx5_cc_write(k->sysfs_ib, k->debugfs_mlx5, dev->ibdev, v);
+	return rpd_mlx5_cc_write(k->sysfs_ib, k->debugfs_mlx5, dev->ibdev, v);
 }
 
-void rpd_backend_init(struct rp_backend *be, struct rpd_kernel *k)
+void rpd_backend_init(struct rpd_backend *be, struct rpd_kernel *k)
 {
-	*be = (struct rp_backend){
+	*be = (struct rpd_backend){
 		.ctx = k,
 		.plan = be_plan,
 		.pin_dump = be_pin_dump,

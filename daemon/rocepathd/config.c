@@ -80,7 +80,7 @@ static int get_uint(json_object *v, const char *path, const char *key,
 	return 0;
 }
 
-static int parse_dcqcn(json_object *obj, const char *path, struct rp_config *cfg,
+static int parse_dcqcn(json_object *obj, const char *path, struct rpd_config *cfg,
 		       char *err, size_t errlen)
 {
 	size_t n = 0;
@@ -94,7 +94,7 @@ static int parse_dcqcn(json_object *obj, const char *path, struct rp_config *cfg
 		return -ENOMEM;
 
 	json_object_object_foreach(obj, dev, params) {
-		struct rp_dcqcn_profile *p = &cfg->dcqcn[n];
+		struct rpd_dcqcn_profile *p = &cfg->dcqcn[n];
 
 		snprintf(key, sizeof(key), "dcqcn.%s", dev);
 		if (!*dev || strlen(dev) >= sizeof(p->dev))
@@ -128,8 +128,8 @@ static int parse_dcqcn(json_object *obj, const char *path, struct rp_config *cfg
 	return 0;
 }
 
-int rp_config_parse(const char *text, const char *path, struct rp_config *cfg,
-		    char *err, size_t errlen)
+int rpd_config_parse(const char *text, const char *path, struct rpd_config *cfg,
+		     char *err, size_t errlen)
 {
 	const char *topology = NULL, *placement = NULL, *host = NULL;
 	enum json_tokener_error jerr;
@@ -138,9 +138,9 @@ int rp_config_parse(const char *text, const char *path, struct rp_config *cfg,
 	int ret = 0;
 
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->log_level = RP_LOG_INFO;
-	cfg->debounce_ms = RP_DEBOUNCE_MS_DEFAULT;
-	cfg->resync_s = RP_RESYNC_S_DEFAULT;
+	cfg->log_level = RPD_LOG_INFO;
+	cfg->debounce_ms = RPD_DEBOUNCE_MS_DEFAULT;
+	cfg->resync_s = RPD_RESYNC_S_DEFAULT;
 
 	tok = json_tokener_new();
 	if (!tok)
@@ -188,7 +188,7 @@ parsed:
 
 			ret = get_string(val, path, key, &s, err, errlen);
 			if (!ret) {
-				cfg->log_level = rp_log_level_parse(s);
+				cfg->log_level = rpd_log_level_parse(s);
 				if (cfg->log_level < 0)
 					ret = cfg_err(err, errlen, path, key,
 						      "'%s' is not one of error, warn, info, debug",
@@ -197,12 +197,12 @@ parsed:
 		} else if (!strcmp(key, "debounce_ms")) {
 			uint64_t v;
 
-			ret = get_uint(val, path, key, 0, RP_DEBOUNCE_MS_MAX, &v, err, errlen);
+			ret = get_uint(val, path, key, 0, RPD_DEBOUNCE_MS_MAX, &v, err, errlen);
 			cfg->debounce_ms = v;
 		} else if (!strcmp(key, "resync_interval_s")) {
 			uint64_t v;
 
-			ret = get_uint(val, path, key, 0, RP_RESYNC_S_MAX, &v, err, errlen);
+			ret = get_uint(val, path, key, 0, RPD_RESYNC_S_MAX, &v, err, errlen);
 			cfg->resync_s = v;
 		} else if (!strcmp(key, "dcqcn")) {
 			ret = parse_dcqcn(val, path, cfg, err, errlen);
@@ -243,12 +243,12 @@ parsed:
 out:
 	json_object_put(root);
 	if (ret)
-		rp_config_free(cfg);
+		rpd_config_free(cfg);
 	return ret;
 }
 
-int rp_config_load(const char *path, struct rp_config *cfg, char *err,
-		   size_t errlen)
+int rpd_config_load(const char *path, struct rpd_config *cfg, char *err,
+		    size_t errlen)
 {
 	size_t len = 0, cap = 4096;
 	char *buf;
@@ -302,12 +302,12 @@ int rp_config_load(const char *path, struct rp_config *cfg, char *err,
 		snprintf(err, errlen, "%s: contains a NUL byte", path);
 		return -EINVAL;
 	}
-	ret = rp_config_parse(buf, path, cfg, err, errlen);
+	ret = rpd_config_parse(buf, path, cfg, err, errlen);
 	free(buf);
 	return ret;
 }
 
-void rp_config_free(struct rp_config *cfg)
+void rpd_config_free(struct rpd_config *cfg)
 {
 	free(cfg->path);
 	free(cfg->topology);
@@ -317,7 +317,7 @@ void rp_config_free(struct rp_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-static void merge(struct rp_dcqcn_values *out, const struct rp_dcqcn_profile *p)
+static void merge(struct rpd_dcqcn_values *out, const struct rpd_dcqcn_profile *p)
 {
 	for (size_t i = 0; i < RP_DCQCN_NPARAMS; i++)
 		if (p->set & (1ULL << i))
@@ -325,8 +325,8 @@ static void merge(struct rp_dcqcn_values *out, const struct rp_dcqcn_profile *p)
 	out->set |= p->set;
 }
 
-int rp_config_dcqcn_for(const struct rp_config *cfg, const char *dev,
-			struct rp_dcqcn_values *out)
+int rpd_config_dcqcn_for(const struct rpd_config *cfg, const char *dev,
+			 struct rpd_dcqcn_values *out)
 {
 	int matched = 0;
 
@@ -334,7 +334,7 @@ int rp_config_dcqcn_for(const struct rp_config *cfg, const char *dev,
 	/* Pass 0: "*", pass 1: other patterns, pass 2: the exact name. */
 	for (int pass = 0; pass < 3; pass++) {
 		for (size_t i = 0; i < cfg->n_dcqcn; i++) {
-			const struct rp_dcqcn_profile *p = &cfg->dcqcn[i];
+			const struct rpd_dcqcn_profile *p = &cfg->dcqcn[i];
 			int star = !strcmp(p->dev, "*");
 			int exact = !strcmp(p->dev, dev);
 			int pat = !star && !exact && strpbrk(p->dev, "*?[") &&

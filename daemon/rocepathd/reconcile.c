@@ -10,8 +10,8 @@
 #include "log.h"
 #include "reconcile.h"
 
-void rp_rec_init(struct rp_reconciler *r, const struct rp_backend *be,
-		 const struct rp_config *cfg)
+void rpd_rec_init(struct rpd_reconciler *r, const struct rpd_backend *be,
+		  const struct rpd_config *cfg)
 {
 	memset(r, 0, sizeof(*r));
 	r->be = be;
@@ -19,13 +19,13 @@ void rp_rec_init(struct rp_reconciler *r, const struct rp_backend *be,
 	memset(&r->desired, 0, sizeof(r->desired));
 }
 
-void rp_rec_free(struct rp_reconciler *r)
+void rpd_rec_free(struct rpd_reconciler *r)
 {
 	rp_pins_free(&r->desired);
 	rp_devs_free(&r->devs);
 }
 
-int rp_rec_replan(struct rp_reconciler *r)
+int rpd_rec_replan(struct rpd_reconciler *r)
 {
 	char summary[512] = "", err[512] = "";
 	struct rp_pins next = { 0 };
@@ -39,10 +39,10 @@ int rp_rec_replan(struct rp_reconciler *r)
 			 err[0] ? err : strerror(-ret));
 		if (r->have_desired)
 			rpd_err("plan failed, keeping the last good plan (%zu pins): %s",
-			       r->desired.n, r->last_error);
+				r->desired.n, r->last_error);
 		else
 			rpd_err("plan failed, no good plan yet (installed pins left as they are): %s",
-			       r->last_error);
+				r->last_error);
 		rp_pins_free(&next);
 		return ret < 0 ? ret : -EINVAL;
 	}
@@ -50,7 +50,7 @@ int rp_rec_replan(struct rp_reconciler *r)
 	changed = !r->have_desired || !rp_pins_equal(&next, &r->desired);
 	r->st.plans_ok++;
 	rpd_info("plan for host %s: %zu pins%s%s%s", r->cfg->host, next.n,
-		summary[0] ? " (" : "", summary, summary[0] ? ")" : "");
+		 summary[0] ? " (" : "", summary, summary[0] ? ")" : "");
 	rp_pins_free(&r->desired);
 	r->desired = next;
 	r->have_desired = true;
@@ -63,7 +63,7 @@ static void log_diff(const struct rp_pins *from, const struct rp_pins *to)
 	char buf[512];
 	size_t i = 0, j = 0;
 
-	if (rp_log_get_level() < RP_LOG_DEBUG)
+	if (rpd_log_get_level() < RPD_LOG_DEBUG)
 		return;
 	while (i < from->n || j < to->n) {
 		int c = i == from->n ? 1 : j == to->n ? -1 :
@@ -82,7 +82,7 @@ static void log_diff(const struct rp_pins *from, const struct rp_pins *to)
 	}
 }
 
-int rp_rec_sync(struct rp_reconciler *r)
+int rpd_rec_sync(struct rpd_reconciler *r)
 {
 	struct rp_pins installed = { 0 };
 	uint32_t gen = 0, new_gen = 0;
@@ -106,7 +106,7 @@ int rp_rec_sync(struct rp_reconciler *r)
 			r->installed_gen = gen;
 			r->st.pushes_skipped++;
 			rpd_dbg("installed pins (%zu, generation %u) match the plan, nothing to push",
-			       installed.n, gen);
+				installed.n, gen);
 			ret = 0;
 			goto out;
 		}
@@ -129,14 +129,14 @@ int rp_rec_sync(struct rp_reconciler *r)
 	r->installed_gen = new_gen;
 	r->st.pushes++;
 	rpd_info("pins installed: %zu pins (was %zu), generation %u",
-		r->desired.n, installed.n, new_gen);
+		 r->desired.n, installed.n, new_gen);
 	ret = 1;
 out:
 	rp_pins_free(&installed);
 	return ret;
 }
 
-static void format_values(const struct rp_dcqcn_values *v, char *buf, size_t len)
+static void format_values(const struct rpd_dcqcn_values *v, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -147,13 +147,13 @@ static void format_values(const struct rp_dcqcn_values *v, char *buf, size_t len
 					rp_dcqcn_params[i].name, v->val[i]);
 }
 
-int rp_rec_dcqcn_dev(struct rp_reconciler *r, const struct rp_dev *dev)
+int rpd_rec_dcqcn_dev(struct rpd_reconciler *r, const struct rp_dev *dev)
 {
-	struct rp_dcqcn_values v;
+	struct rpd_dcqcn_values v;
 	char err[512] = "", vals[1024];
 	int ret, n;
 
-	if (!rp_config_dcqcn_for(r->cfg, dev->ibdev, &v) || !v.set) {
+	if (!rpd_config_dcqcn_for(r->cfg, dev->ibdev, &v) || !v.set) {
 		rpd_dbg("dcqcn: no profile for %s", dev->ibdev);
 		return 0;
 	}
@@ -169,18 +169,18 @@ int rp_rec_dcqcn_dev(struct rp_reconciler *r, const struct rp_dev *dev)
 	}
 	r->st.dcqcn_pushes++;
 	rpd_info("dcqcn: %s (%s): %s", dev->ibdev,
-		dev->driver[0] ? dev->driver : "?", vals);
+		 dev->driver[0] ? dev->driver : "?", vals);
 	if (r->be->mlx5_cc_write && (!strncmp(dev->driver, "mlx5", 4) ||
 				     (!dev->driver[0] && !strncmp(dev->ibdev, "mlx5_", 5)))) {
 		n = r->be->mlx5_cc_write(r->be->ctx, dev, &v);
 		if (n < 0)
 			rpd_warn("dcqcn: %s: mlx5 debugfs cc_params not written: %s",
-				dev->ibdev, strerror(-n));
+				 dev->ibdev, strerror(-n));
 	}
 	return 1;
 }
 
-int rp_rec_dcqcn(struct rp_reconciler *r)
+int rpd_rec_dcqcn(struct rpd_reconciler *r)
 {
 	struct rp_devs devs = { 0 };
 	int ret, first = 0, count = 0;
@@ -201,7 +201,7 @@ int rp_rec_dcqcn(struct rp_reconciler *r)
 				seen = true;
 		if (seen)
 			continue;
-		ret = rp_rec_dcqcn_dev(r, &devs.v[i]);
+		ret = rpd_rec_dcqcn_dev(r, &devs.v[i]);
 		if (ret < 0 && !first)
 			first = ret;
 		else if (ret > 0)

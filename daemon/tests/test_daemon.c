@@ -65,7 +65,7 @@ FIXTURE_SETUP(watch)
 {
 	const char *paths[2];
 
-	rp_log_set_level(RP_LOG_ERR);
+	rpd_log_set_level(RPD_LOG_ERR);
 	strcpy(self->dir, "/tmp/rocepathd-watch-XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 	snprintf(self->topo, sizeof(self->topo), "%s/topology.json", self->dir);
@@ -176,7 +176,7 @@ TEST(sd_notify_protocol)
 	int fd;
 
 	unsetenv("NOTIFY_SOCKET");
-	EXPECT_EQ(0, rp_sd_notify("READY=1"));
+	EXPECT_EQ(0, rpd_sd_notify("READY=1"));
 
 	snprintf(path, sizeof(path), "/tmp/rocepathd-notify-%d", getpid());
 	unlink(path);
@@ -185,12 +185,12 @@ TEST(sd_notify_protocol)
 	strcpy(sun.sun_path, path);
 	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sun, sizeof(sun)));
 	setenv("NOTIFY_SOCKET", path, 1);
-	EXPECT_EQ(1, rp_sd_notify("READY=1"));
+	EXPECT_EQ(1, rpd_sd_notify("READY=1"));
 	n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
 	ASSERT_EQ(7, n);
 	buf[n] = '\0';
 	EXPECT_STREQ("READY=1", buf);
-	EXPECT_EQ(1, rp_sd_notifyf("STATUS=%d pins", 3));
+	EXPECT_EQ(1, rpd_sd_notifyf("STATUS=%d pins", 3));
 	n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
 	ASSERT_GT(n, 0);
 	buf[n] = '\0';
@@ -208,13 +208,13 @@ TEST(sd_notify_protocol)
 	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sun,
 			  offsetof(struct sockaddr_un, sun_path) + strlen(path)));
 	setenv("NOTIFY_SOCKET", path, 1);
-	EXPECT_EQ(1, rp_sd_notify("STOPPING=1"));
+	EXPECT_EQ(1, rpd_sd_notify("STOPPING=1"));
 	n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
 	ASSERT_EQ(10, n);
 	close(fd);
 
 	setenv("NOTIFY_SOCKET", "relative", 1);
-	EXPECT_EQ(-EINVAL, rp_sd_notify("READY=1"));
+	EXPECT_EQ(-EINVAL, rpd_sd_notify("READY=1"));
 	unsetenv("NOTIFY_SOCKET");
 }
 

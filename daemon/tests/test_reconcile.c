@@ -39,12 +39,12 @@ struct fake {
 	/* devices */
 	struct rp_dev devs[4];
 	size_t ndevs;
-	char set_dev[8][RP_DEV_NAME_LEN];
-	struct rp_dcqcn_values set_val[8];
+	char set_dev[8][RPD_DEV_NAME_LEN];
+	struct rpd_dcqcn_values set_val[8];
 	int nset, dcqcn_ret, mlx5_calls;
 };
 
-static int f_plan(void *ctx, const struct rp_config *cfg, struct rp_pins *out,
+static int f_plan(void *ctx, const struct rpd_config *cfg, struct rp_pins *out,
 		  char *summary, size_t slen, char *err, size_t errlen)
 {
 	struct fake *f = ctx;
@@ -105,7 +105,7 @@ static int f_dev_dump(void *ctx, struct rp_devs *out)
 	return 0;
 }
 
-static int f_dcqcn_set(void *ctx, const char *ibdev, const struct rp_dcqcn_values *v,
+static int f_dcqcn_set(void *ctx, const char *ibdev, const struct rpd_dcqcn_values *v,
 		       char *err, size_t errlen)
 {
 	struct fake *f = ctx;
@@ -114,12 +114,12 @@ static int f_dcqcn_set(void *ctx, const char *ibdev, const struct rp_dcqcn_value
 		snprintf(err, errlen, "value out of range");
 		return f->dcqcn_ret;
 	}
-	snprintf(f->set_dev[f->nset], RP_DEV_NAME_LEN, "%s", ibdev);
+	snprintf(f->set_dev[f->nset], RPD_DEV_NAME_LEN, "%s", ibdev);
 	f->set_val[f->nset++] = *v;
 	return 0;
 }
 
-static int f_mlx5(void *ctx, const struct rp_dev *dev, const struct rp_dcqcn_values *v)
+static int f_mlx5(void *ctx, const struct rp_dev *dev, const struct rpd_dcqcn_values *v)
 {
 	struct fake *f = ctx;
 
@@ -141,9 +141,9 @@ static struct rp_pin mkpin(const char *addr, int n, const uint16_t *ports)
 
 FIXTURE(rec) {
 	struct fake f;
-	struct rp_backend be;
-	struct rp_config cfg;
-	struct rp_reconciler r;
+	struct rpd_backend be;
+	struct rpd_config cfg;
+	struct rpd_reconciler r;
 };
 
 FIXTURE_SETUP(rec)
@@ -152,14 +152,14 @@ FIXTURE_SETUP(rec)
 	char err[256];
 	struct rp_pin p;
 
-	rp_log_set_level(RP_LOG_DEBUG);
+	rpd_log_set_level(RPD_LOG_DEBUG);
 	memset(&self->f, 0, sizeof(self->f));
-	self->be = (struct rp_backend){
+	self->be = (struct rpd_backend){
 		.ctx = &self->f, .plan = f_plan, .pin_dump = f_dump,
 		.pin_replace = f_replace, .dev_dump = f_dev_dump,
 		.dcqcn_set = f_dcqcn_set, .mlx5_cc_write = f_mlx5,
 	};
-	ASSERT_EQ(0, rp_config_parse(
+	ASSERT_EQ(0, rpd_config_parse(
 		"{\"topology\": \"/t.json\", \"placement\": \"/p.json\", \"host\": \"h1\","
 		" \"dcqcn\": {\"*\": {\"np_enable\": 1, \"rp_enable\": 1},"
 		"            \"mlx5_0\": {\"rp_ai_rate\": 5}}}",
@@ -171,22 +171,22 @@ FIXTURE_SETUP(rec)
 	RP_SET(&p, ROCEPATH_A_PIN_IBDEV);
 	ASSERT_EQ(0, rp_pins_push(&self->f.plan, &p));
 	self->f.gen = 7;
-	rp_rec_init(&self->r, &self->be, &self->cfg);
+	rpd_rec_init(&self->r, &self->be, &self->cfg);
 }
 
 FIXTURE_TEARDOWN(rec)
 {
-	rp_rec_free(&self->r);
+	rpd_rec_free(&self->r);
 	rp_pins_free(&self->f.plan);
 	rp_pins_free(&self->f.installed);
-	rp_config_free(&self->cfg);
+	rpd_config_free(&self->cfg);
 }
 
 /* First plan and sync push the plan with the dumped generation. */
 TEST_F(rec, first_push)
 {
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	ASSERT_EQ(1, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	ASSERT_EQ(1, rpd_rec_sync(&self->r));
 	EXPECT_EQ(1, self->f.replaces);
 	EXPECT_EQ(7, self->f.last_expect);
 	EXPECT_EQ(8, self->r.installed_gen);
@@ -207,13 +207,13 @@ TEST_F(rec, no_push_when_equal)
 	p->sports[0] = 49160;
 	p->sports[1] = 49153;
 
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	EXPECT_EQ(0, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	EXPECT_EQ(0, rpd_rec_sync(&self->r));
 	EXPECT_EQ(0, self->f.replaces);
 	EXPECT_EQ(1, self->r.st.pushes_skipped);
 	EXPECT_EQ(7, self->r.installed_gen);
 	/* A second sync with nothing changed does not push either. */
-	EXPECT_EQ(0, rp_rec_sync(&self->r));
+	EXPECT_EQ(0, rpd_rec_sync(&self->r));
 	EXPECT_EQ(0, self->f.replaces);
 }
 
@@ -225,13 +225,13 @@ TEST_F(rec, push_on_diff)
 
 	ASSERT_EQ(0, rp_pins_copy(&self->f.installed, &self->f.plan));
 	ASSERT_EQ(0, rp_pins_push(&self->f.installed, &p));
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	EXPECT_EQ(1, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	EXPECT_EQ(1, rpd_rec_sync(&self->r));
 	EXPECT_EQ(2, self->f.installed.n);
 
 	/* Now a port differs. */
 	self->f.installed.v[0].sports[0] = 65000;
-	EXPECT_EQ(1, rp_rec_sync(&self->r));
+	EXPECT_EQ(1, rpd_rec_sync(&self->r));
 	EXPECT_EQ(2, self->f.replaces);
 	rp_pins_sort(&self->f.installed);
 	EXPECT_TRUE(rp_pins_equal(&self->f.installed, &self->r.desired));
@@ -243,30 +243,30 @@ TEST_F(rec, exact_rule_is_distinct)
 	ASSERT_EQ(0, rp_pins_copy(&self->f.installed, &self->f.plan));
 	self->f.installed.v[0].rqpn = 17;
 	RP_SET(&self->f.installed.v[0], ROCEPATH_A_PIN_RQPN);
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	EXPECT_EQ(1, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	EXPECT_EQ(1, rpd_rec_sync(&self->r));
 }
 
 /* A bad new plan keeps the last good one installed and untouched. */
 TEST_F(rec, bad_plan_keeps_last_good)
 {
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	ASSERT_EQ(1, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	ASSERT_EQ(1, rpd_rec_sync(&self->r));
 
 	self->f.plan_ret = -EINVAL;
-	EXPECT_EQ(-EINVAL, rp_rec_replan(&self->r));
+	EXPECT_EQ(-EINVAL, rpd_rec_replan(&self->r));
 	EXPECT_TRUE(self->r.have_desired);
 	EXPECT_EQ(2, self->r.desired.n);
 	EXPECT_NE(NULL, strstr(self->r.last_error, "bad placement"));
-	EXPECT_EQ(0, rp_rec_sync(&self->r));
+	EXPECT_EQ(0, rpd_rec_sync(&self->r));
 	EXPECT_EQ(1, self->f.replaces);
 	EXPECT_EQ(2, self->f.installed.n);
 	EXPECT_EQ(1, self->r.st.plans_failed);
 
 	/* A fixed file plans again; same pins: no push. */
 	self->f.plan_ret = 0;
-	EXPECT_EQ(0, rp_rec_replan(&self->r));
-	EXPECT_EQ(0, rp_rec_sync(&self->r));
+	EXPECT_EQ(0, rpd_rec_replan(&self->r));
+	EXPECT_EQ(0, rpd_rec_sync(&self->r));
 	EXPECT_EQ(1, self->f.replaces);
 	EXPECT_STREQ("", self->r.last_error);
 }
@@ -276,8 +276,8 @@ TEST_F(rec, no_good_plan_leaves_installed)
 {
 	ASSERT_EQ(0, rp_pins_copy(&self->f.installed, &self->f.plan));
 	self->f.plan_ret = -ENOENT;
-	EXPECT_EQ(-ENOENT, rp_rec_replan(&self->r));
-	EXPECT_EQ(0, rp_rec_sync(&self->r));
+	EXPECT_EQ(-ENOENT, rpd_rec_replan(&self->r));
+	EXPECT_EQ(0, rpd_rec_sync(&self->r));
 	EXPECT_EQ(0, self->f.dumps);
 	EXPECT_EQ(0, self->f.replaces);
 	EXPECT_EQ(2, self->f.installed.n);
@@ -288,11 +288,11 @@ TEST_F(rec, empty_plan_flushes)
 {
 	ASSERT_EQ(0, rp_pins_copy(&self->f.installed, &self->f.plan));
 	rp_pins_clear(&self->f.plan);
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	EXPECT_EQ(1, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	EXPECT_EQ(1, rpd_rec_sync(&self->r));
 	EXPECT_EQ(0, self->f.installed.n);
 	/* Empty equals empty afterwards. */
-	EXPECT_EQ(0, rp_rec_sync(&self->r));
+	EXPECT_EQ(0, rpd_rec_sync(&self->r));
 	EXPECT_EQ(1, self->f.replaces);
 }
 
@@ -300,8 +300,8 @@ TEST_F(rec, empty_plan_flushes)
 TEST_F(rec, stale_retry)
 {
 	self->f.stale_left = 1;
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	EXPECT_EQ(1, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	EXPECT_EQ(1, rpd_rec_sync(&self->r));
 	EXPECT_EQ(2, self->f.replaces);
 	EXPECT_EQ(8, self->f.last_expect);
 	EXPECT_EQ(2, self->f.installed.n);
@@ -309,7 +309,7 @@ TEST_F(rec, stale_retry)
 	/* Persistent staleness gives up after a few tries. */
 	rp_pins_clear(&self->f.installed);
 	self->f.stale_left = 100;
-	EXPECT_EQ(-ESTALE, rp_rec_sync(&self->r));
+	EXPECT_EQ(-ESTALE, rpd_rec_sync(&self->r));
 	EXPECT_EQ(5, self->f.replaces);
 }
 
@@ -317,8 +317,8 @@ TEST_F(rec, stale_retry)
 TEST_F(rec, replace_failure)
 {
 	self->f.replace_ret = -ENOSPC;
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	EXPECT_EQ(-ENOSPC, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	EXPECT_EQ(-ENOSPC, rpd_rec_sync(&self->r));
 	EXPECT_EQ(0, self->f.installed.n);
 	EXPECT_EQ(1, self->r.st.push_failures);
 	EXPECT_NE(NULL, strstr(self->r.last_error, "too many rules"));
@@ -328,19 +328,19 @@ TEST_F(rec, replace_failure)
 TEST_F(rec, dump_failure)
 {
 	self->f.dump_ret = -ENOENT;
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	EXPECT_EQ(-ENOENT, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	EXPECT_EQ(-ENOENT, rpd_rec_sync(&self->r));
 	EXPECT_EQ(0, self->f.replaces);
 }
 
 /* The module reloaded empty: the next sync re-pushes the same plan. */
 TEST_F(rec, repush_after_reload)
 {
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	ASSERT_EQ(1, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	ASSERT_EQ(1, rpd_rec_sync(&self->r));
 	rp_pins_clear(&self->f.installed);
 	self->f.gen = 1;
-	EXPECT_EQ(1, rp_rec_sync(&self->r));
+	EXPECT_EQ(1, rpd_rec_sync(&self->r));
 	EXPECT_EQ(2, self->f.installed.n);
 	EXPECT_EQ(2, self->r.installed_gen);
 }
@@ -358,7 +358,7 @@ TEST_F(rec, dcqcn_push)
 	strcpy(self->f.devs[2].driver, "mlx5_core");
 	self->f.ndevs = 3;
 
-	EXPECT_EQ(2, rp_rec_dcqcn(&self->r));
+	EXPECT_EQ(2, rpd_rec_dcqcn(&self->r));
 	ASSERT_EQ(2, self->f.nset);
 	EXPECT_STREQ("rxe0", self->f.set_dev[0]);
 	EXPECT_STREQ("mlx5_0", self->f.set_dev[1]);
@@ -376,7 +376,7 @@ TEST_F(rec, dcqcn_one_fails)
 	strcpy(self->f.devs[1].ibdev, "rxe1");
 	self->f.ndevs = 2;
 	self->f.dcqcn_ret = -ERANGE;
-	EXPECT_EQ(-ERANGE, rp_rec_dcqcn(&self->r));
+	EXPECT_EQ(-ERANGE, rpd_rec_dcqcn(&self->r));
 	EXPECT_EQ(1, self->f.nset);
 	EXPECT_STREQ("rxe1", self->f.set_dev[0]);
 	EXPECT_NE(NULL, strstr(self->r.last_error, "bad0"));
@@ -386,21 +386,21 @@ TEST_F(rec, dcqcn_one_fails)
 TEST(dcqcn_no_profile)
 {
 	struct fake f = { 0 };
-	struct rp_backend be = { .ctx = &f, .dev_dump = f_dev_dump,
+	struct rpd_backend be = { .ctx = &f, .dev_dump = f_dev_dump,
 				 .dcqcn_set = f_dcqcn_set };
-	struct rp_reconciler r;
-	struct rp_config cfg;
+	struct rpd_reconciler r;
+	struct rpd_config cfg;
 	char err[256];
 
-	ASSERT_EQ(0, rp_config_parse("{\"topology\": \"t\", \"placement\": \"p\", \"host\": \"h\"}",
-				     "x.conf", &cfg, err, sizeof(err)));
+	ASSERT_EQ(0, rpd_config_parse("{\"topology\": \"t\", \"placement\": \"p\", \"host\": \"h\"}",
+				      "x.conf", &cfg, err, sizeof(err)));
 	strcpy(f.devs[0].ibdev, "rxe0");
 	f.ndevs = 1;
-	rp_rec_init(&r, &be, &cfg);
-	EXPECT_EQ(0, rp_rec_dcqcn(&r));
+	rpd_rec_init(&r, &be, &cfg);
+	EXPECT_EQ(0, rpd_rec_dcqcn(&r));
 	EXPECT_EQ(0, f.nset);
-	rp_rec_free(&r);
-	rp_config_free(&cfg);
+	rpd_rec_free(&r);
+	rpd_config_free(&cfg);
 }
 
 static void put(const char *path, const char *text)
@@ -429,7 +429,7 @@ TEST(mlx5_debugfs_writes)
 {
 	char root[] = "/tmp/rocepathd-mlx5-XXXXXX";
 	char p[512], q[512], buf[32];
-	struct rp_dcqcn_values v = { 0 };
+	struct rpd_dcqcn_values v = { 0 };
 	int ai = rp_dcqcn_param_find("rp_ai_rate");
 	int gd = rp_dcqcn_param_find("rp_gd");
 	int np = rp_dcqcn_param_find("np_enable");
@@ -456,16 +456,16 @@ TEST(mlx5_debugfs_writes)
 	snprintf(p, sizeof(p), "%s/ib", root);
 	snprintf(q, sizeof(q), "%s/dbg", root);
 	/* rp_gd has no file here, np_enable is no cc_params file at all. */
-	EXPECT_EQ(1, rp_mlx5_cc_write(p, q, "mlx5_0", &v));
+	EXPECT_EQ(1, rpd_mlx5_cc_write(p, q, "mlx5_0", &v));
 	snprintf(p, sizeof(p), "%s/dbg/0000:03:00.0/cc_params/rp_ai_rate", root);
 	get(p, buf, sizeof(buf));
 	EXPECT_STREQ("9\n", buf);
 
 	/* No such device / no debugfs directory. */
 	snprintf(p, sizeof(p), "%s/ib", root);
-	EXPECT_EQ(-ENOENT, rp_mlx5_cc_write(p, q, "mlx5_9", &v));
+	EXPECT_EQ(-ENOENT, rpd_mlx5_cc_write(p, q, "mlx5_9", &v));
 	snprintf(q, sizeof(q), "%s/nodebugfs", root);
-	EXPECT_EQ(-ENOENT, rp_mlx5_cc_write(p, q, "mlx5_0", &v));
+	EXPECT_EQ(-ENOENT, rpd_mlx5_cc_write(p, q, "mlx5_0", &v));
 
 	snprintf(p, sizeof(p), "rm -rf '%s'", root);
 	EXPECT_EQ(0, system(p));
