@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 #include "parse.h"
 
 static void dcqcn_print(struct rp_out *o, const struct rp_dcqcn *d)

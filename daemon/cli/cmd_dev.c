@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 #include "parse.h"
 
 static const char *gid_type(uint32_t t)

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 
 static void flow_print(struct rp_out *o, const struct rp_flow *f)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 #include "pins.h"
 
 static const char *qp_type(uint32_t t)

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 
 static int stats_print(struct rp_nl *nl, const char *ibdev, struct rp_out *o)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 #include "parse.h"
 
 #define ROCEPATH_VERSION "0.1"

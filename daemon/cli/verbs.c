@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 #include "parse.h"
 
 int cli_dispatch(const char *object, const struct cli_verb *verbs,

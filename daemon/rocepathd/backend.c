@@ -10,9 +10,9 @@
 #include <linux/rocepath.h>
 
 #include "backend.h"
-#include "log.h"
+#include "rpd_log.h"
 #include "mlx5.h"
-#include "nl.h"
+#include "rp_netlink.h"
 #include "plan.h"
 
 void rpd_kernel_init(struct rpd_kernel *k, bool dry_run)

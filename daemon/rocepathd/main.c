@@ -23,11 +23,11 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "config.h"
+#include "rpd_config.h"
 #include "genl_watch.h"
 #include "linkmon.h"
-#include "log.h"
-#include "nl.h"
+#include "rpd_log.h"
+#include "rp_netlink.h"
 #include "reconcile.h"
 #include "sd_notify.h"
 #include "watch.h"

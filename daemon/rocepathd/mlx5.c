@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "rpd_log.h"
 #include "mlx5.h"
 
 static int write_file(const char *path, uint32_t val)

@@ -7,7 +7,7 @@
 #ifndef ROCEPATHD_MLX5_H
 #define ROCEPATHD_MLX5_H
 
-#include "config.h"
+#include "rpd_config.h"
 #include "reconcile.h"
 
 #define RPD_SYSFS_IB "/sys/class/infiniband"

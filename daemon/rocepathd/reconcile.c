@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "log.h"
+#include "rpd_log.h"
 #include "reconcile.h"
 
 void rpd_rec_init(struct rpd_reconciler *r, const struct rpd_backend *be,

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "rpd_config.h"
 #include "pins.h"
 
 /* What the reconciler needs from the outside world. All return -errno. */

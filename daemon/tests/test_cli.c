@@ -16,7 +16,7 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
 
-#include "nl.h"
+#include "rp_netlink.h"
 #include "parse.h"
 
 TEST(parse_u32)

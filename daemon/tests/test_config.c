@@ -16,9 +16,9 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
 
-#include "config.h"
+#include "rpd_config.h"
 #include "objs.h"
-#include "log.h"
+#include "rpd_log.h"
 
 #define F "/etc/rocepath/test.conf"
 

@@ -26,7 +26,7 @@
 #include "kselftest_harness.h"
 
 #include "backend.h"
-#include "log.h"
+#include "rpd_log.h"
 #include "reconcile.h"
 #include "sd_notify.h"
 #include "watch.h"

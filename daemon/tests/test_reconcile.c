@@ -19,9 +19,9 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
 
-#include "config.h"
+#include "rpd_config.h"
 #include "objs.h"
-#include "log.h"
+#include "rpd_log.h"
 #include "mlx5.h"
 #include "reconcile.h"
 

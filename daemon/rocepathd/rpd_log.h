@@ -4,8 +4,8 @@
  * connected to the journal) lines carry a "<N>" syslog priority prefix and
  * no timestamp; otherwise an ISO-8601 UTC timestamp with milliseconds.
  */
-#ifndef ROCEPATHD_LOG_H
-#define ROCEPATHD_LOG_H
+#ifndef ROCEPATHD_RPD_LOG_H
+#define ROCEPATHD_RPD_LOG_H
 
 enum rpd_log_level {
 	RPD_LOG_ERR = 3,

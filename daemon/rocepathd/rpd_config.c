@@ -12,8 +12,8 @@
 #include <json-c/json.h>
 #include <linux/rocepath.h>
 
-#include "config.h"
-#include "log.h"
+#include "rpd_config.h"
+#include "rpd_log.h"
 #include "objs.h"
 
 static int cfg_err(char *err, size_t errlen, const char *path, const char *key,

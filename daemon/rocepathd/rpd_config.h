@@ -4,8 +4,8 @@
  * (or -c FILE). Unknown keys are errors, so a typo never silently changes
  * behaviour; every error names the file and the key.
  */
-#ifndef ROCEPATHD_CONFIG_H
-#define ROCEPATHD_CONFIG_H
+#ifndef ROCEPATHD_RPD_CONFIG_H
+#define ROCEPATHD_RPD_CONFIG_H
 
 #include <stddef.h>
 #include <stdint.h>

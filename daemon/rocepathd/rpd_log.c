@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "log.h"
+#include "rpd_log.h"
 
 static int log_level = RPD_LOG_INFO;
 static int log_journal;
