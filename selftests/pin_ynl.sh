@@ -38,18 +38,18 @@ echo "$out" | grep -q "'ibdev': '$IBDEV'" && echo "$out" | grep -q "'roce-v2': 1
 	ksft_pass "cli.py dev-get dumps $IBDEV with RoCEv2 GIDs" ||
 	ksft_fail "cli.py dev-get dumps $IBDEV with RoCEv2 GIDs"
 ksft_test "cli.py pin-add of an IPv4 path set" \
-	ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50001, 50000, 50000]}}"
-out=$(ynl_fast --dump pin-get 2>&1)
+	ynl --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50001, 50000, 50000]}}"
+out=$(ynl --dump pin-get 2>&1)
 log "$out"
 echo "$out" | grep -q "'sport': \[50000, 50001\]" && echo "$out" | grep -q "'sport-qps': \[0, 0\]" &&
 	ksft_pass "cli.py pin-get shows it (ports sorted, duplicate merged)" ||
 	ksft_fail "cli.py pin-get shows it"
 ksft_test "cli.py pin-del of the rule" \
-	ynl_fast --do pin-del --json "{\"pin\": {\"remote\": \"$R4\"}}"
-out=$(ynl_fast --dump pin-get 2>&1)
+	ynl --do pin-del --json "{\"pin\": {\"remote\": \"$R4\"}}"
+out=$(ynl --dump pin-get 2>&1)
 [ "$out" = "[]" ] && ksft_pass "cli.py pin-get is empty again" ||
 	ksft_fail "cli.py pin-get is empty again ($out)"
-ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000]}}" >/dev/null
+ynl --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000]}}" >/dev/null
 
 # 2. The rest through the YNL library (one process: fast under TCG).
 run_py python3 selftests/pin_ynl.py main "$PEER_IP4" "$PEER_IP6" "$IBDEV"
@@ -62,7 +62,7 @@ else
 fi
 
 # 3. Unprivileged: every change is EPERM, reads work.
-ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000]}}" >/dev/null
+ynl --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000]}}" >/dev/null
 run_py setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 	--bounding-set=-all python3 selftests/pin_ynl.py unpriv "$PEER_IP4"
 
@@ -84,7 +84,7 @@ ntf_bound() {
 	sleep 1
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
-	st=$(ynl_fast --do stats-get --output-json)
+	st=$(ynl --do stats-get --output-json)
 	echo "$st" | jq -c '.stats | {"ntf-dropped", "ntf-queue-limit"}'
 	grep -m3 NTF "$mon"
 	if grep -q "NTF qp-add-ntf" "$mon"; then
