@@ -55,6 +55,8 @@ int cli_nl_err(struct rp_nl *nl, int ret, const char *what);
 int cli_missing(const char *what);
 int cli_unknown(const char *object, const char *arg);
 int cli_dup(const char *what);
+/* The value of a "dev IBDEV" argument: given once, present, a valid name (copied to ibdev, RP_IBDEV_LEN). */
+int cli_ibdev_arg(const char *val, char *ibdev);
 /* Parses an optional "dev IBDEV" (the only argument of show commands). */
 int cli_dev_filter(int argc, char **argv, const char *cmd, const char **ibdev);
 

@@ -61,14 +61,9 @@ static int dcqcn_set(int argc, char **argv, const struct rp_cli *cli)
 		int i;
 
 		if (!strcmp(kw, "dev")) {
-			if (d.ibdev[0])
-				return cli_dup("dev");
-			if (!val)
-				return cli_missing("dev");
-			if (rp_parse_ibdev(val))
-				return rp_error("dev: \"%s\" is not a valid device name",
-						val);
-			strcpy(d.ibdev, val);
+			ret = cli_ibdev_arg(val, d.ibdev);
+			if (ret)
+				return ret;
 			RP_SET(&d, ROCEPATH_A_DCQCN_IBDEV);
 		} else {
 			i = rp_dcqcn_param_find(kw);

@@ -69,14 +69,9 @@ static int parse_pin(int argc, char **argv, const char *cmd, bool with_sports,
 						ROCEPATH_SPORT_MIN,
 						ROCEPATH_SPORT_MAX);
 		} else if (!strcmp(kw, "dev")) {
-			if (p->ibdev[0])
-				return cli_dup("dev");
-			if (!val)
-				return cli_missing("dev");
-			if (rp_parse_ibdev(val))
-				return rp_error("dev: \"%s\" is not a valid device name",
-						val);
-			strcpy(p->ibdev, val);
+			ret = cli_ibdev_arg(val, p->ibdev);
+			if (ret)
+				return ret;
 			RP_SET(p, ROCEPATH_A_PIN_IBDEV);
 		} else if (!strcmp(kw, "rqpn") || !strcmp(kw, "lqpn")) {
 			int attr = kw[0] == 'r' ? ROCEPATH_A_PIN_RQPN :
