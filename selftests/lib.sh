@@ -29,8 +29,11 @@
 #   ynl ARGS...                 the kernel's YNL CLI on the rocepath spec
 #                               (guest 1); $YNL_CMD is the same command line
 #                               for on_host strings
+#   ynl_stage N                 copy the YNL CLI, its lib/ and the spec to a
+#                               directory of guest N that uid 65534 can read
+#                               and print that directory
 #   ynl_unpriv N                print a YNL command line that runs as uid
-#                               65534 on guest N from copies it can read
+#                               65534 on guest N from those copies
 #   ip_hex ADDR                 an address as YNL shows and takes binary
 #                               attributes (hex bytes)
 
@@ -47,9 +50,9 @@ KSFT_SKIP=4
 # The kernel's YNL CLI (from the linux-source the deps step unpacked) on
 # the rocepath spec. --no-schema: validating the spec against the schema
 # takes ~10 s per process under TCG; the static checks validate it once.
-YNL_DIR=$ROCEPATH_TOP/.cache/linux-src/tools/net/ynl
+export YNL_DIR=$ROCEPATH_TOP/.cache/linux-src/tools/net/ynl
 YNL_CLI=$YNL_DIR/cli.py
-YNL_SPEC=$ROCEPATH_TOP/Documentation/netlink/specs/rocepath.yaml
+export YNL_SPEC=$ROCEPATH_TOP/Documentation/netlink/specs/rocepath.yaml
 YNL_CMD="python3 $YNL_CLI --spec $YNL_SPEC --no-schema"
 
 __ksft_n=0
@@ -386,11 +389,18 @@ ynl() {
 # The checkout may sit below a directory only root can enter (a clone in
 # /root): uid 65534 then cannot read .cache/linux-src or the spec there, so
 # its YNL runs from copies in the guest's /tmp.
-ynl_unpriv() {
+ynl_stage() {
 	local d=/tmp/rocepath-ynl-unpriv
 
 	on_host "$1" "rm -rf $d && mkdir -p $d && cp -r $YNL_CLI $YNL_DIR/lib $YNL_SPEC $d/ &&
 		chmod -R a+rX $d" >/dev/null || return 1
+	echo "$d"
+}
+
+ynl_unpriv() {
+	local d
+
+	d=$(ynl_stage "$1") || return 1
 	echo "setpriv --reuid=65534 --regid=65534 --clear-groups python3 $d/cli.py --spec $d/${YNL_SPEC##*/} --no-schema"
 }
 

@@ -21,14 +21,22 @@ defer rp_unload 1
 
 # run_py CMD...: turn pin_ynl.py's PASS/FAIL lines into TAP results.
 run_py() {
-	local st rest
+	local st rest out rc
+
+	out=$(mktemp)
+	"$@" >"$out" 2>&1
+	rc=$?
 	while read -r st rest; do
 		case $st in
 		PASS) ksft_pass "$rest" ;;
 		FAIL) ksft_fail "$rest" ;;
 		*) echo "# $st $rest" ;;
 		esac
-	done < <("$@" 2>&1)
+	done <"$out"
+	# A run that dies before its first result (an import error) must not
+	# vanish from the count.
+	grep -q "^# counts " "$out" || ksft_fail "$*: exited with $rc before reporting"
+	rm -f "$out"
 }
 
 # 1. cli.py: devices, then add, dump and delete a pin.
@@ -63,7 +71,9 @@ fi
 
 # 3. Unprivileged: every change is EPERM, reads work.
 ynl --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000]}}" >/dev/null
-run_py setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+YNL_PUB=$(ynl_stage 1) || YNL_PUB=/nonexistent
+YNL_DIR=$YNL_PUB YNL_SPEC=$YNL_PUB/${YNL_SPEC##*/} \
+	run_py setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 	--bounding-set=-all python3 selftests/pin_ynl.py unpriv "$PEER_IP4"
 
 # 4. Limits are module parameters.
