@@ -29,9 +29,9 @@
 #   ynl ARGS...                 the kernel's YNL CLI on the rocepath spec
 #                               (guest 1); $YNL_CMD is the same command line
 #                               for on_host strings
-#   ynl_stage N                 copy the YNL CLI, its lib/ and the spec to a
-#                               directory of guest N that uid 65534 can read
-#                               and print that directory
+#   ynl_stage N [FILE...]       copy the YNL CLI, its lib/, the spec (and
+#                               FILEs) to a directory of guest N that uid
+#                               65534 can read and print that directory
 #   ynl_unpriv N                print a YNL command line that runs as uid
 #                               65534 on guest N from those copies
 #   ip_hex ADDR                 an address as YNL shows and takes binary
@@ -390,9 +390,10 @@ ynl() {
 # /root): uid 65534 then cannot read .cache/linux-src or the spec there, so
 # its YNL runs from copies in the guest's /tmp.
 ynl_stage() {
-	local d=/tmp/rocepath-ynl-unpriv
+	local d=/tmp/rocepath-ynl-unpriv n=$1
 
-	on_host "$1" "rm -rf $d && mkdir -p $d && cp -r $YNL_CLI $YNL_DIR/lib $YNL_SPEC $d/ &&
+	shift
+	on_host "$n" "rm -rf $d && mkdir -p $d && cp -r $YNL_CLI $YNL_DIR/lib $YNL_SPEC $* $d/ &&
 		chmod -R a+rX $d" >/dev/null || return 1
 	echo "$d"
 }

@@ -71,10 +71,11 @@ fi
 
 # 3. Unprivileged: every change is EPERM, reads work.
 ynl --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000]}}" >/dev/null
-YNL_PUB=$(ynl_stage 1) || YNL_PUB=/nonexistent
+# Python opens its script by absolute path, so it is staged too.
+YNL_PUB=$(ynl_stage 1 "$ROCEPATH_TOP/selftests/pin_ynl.py") || YNL_PUB=/nonexistent
 YNL_DIR=$YNL_PUB YNL_SPEC=$YNL_PUB/${YNL_SPEC##*/} \
 	run_py setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-	--bounding-set=-all python3 selftests/pin_ynl.py unpriv "$PEER_IP4"
+	--bounding-set=-all python3 "$YNL_PUB/pin_ynl.py" unpriv "$PEER_IP4"
 
 # 4. Limits are module parameters.
 rp_load 1 max_rules=2 max_sports=4
