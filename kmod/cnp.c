@@ -204,7 +204,7 @@ int rocepath_cnp_send(struct net *net, const struct net_device *ndev,
 		      const struct rocepath_flow_key *key,
 		      const struct rocepath_dcqcn_dev *dd, u32 priority)
 {
-	u8 tos = rocepath_dcqcn_param(dd, RP_DCQCN_NP_CNP_DSCP) << 2;
+	u8 tos = rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_NP_CNP_DSCP) << 2;
 	struct sk_buff *skb;
 	int err;
 

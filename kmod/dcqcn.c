@@ -18,46 +18,11 @@
 #include "dev.h"
 #include "netlink.h"
 
-struct dcqcn_param_desc {
-	u32 def;
-};
-
-#define P(_def) { .def = _def, }
-
 /*
- * The published defaults. The ranges, which follow the firmware fields,
- * are in the YNL spec (checks: min/max) and enforced by the generated
- * policy; the spec's attribute docs give these defaults too.
+ * The ranges (checks: min/max) and defaults (each attribute's doc) are in
+ * the YNL spec: the generated policy enforces the ranges and dcqcn-gen.h
+ * holds the defaults.
  */
-static const struct dcqcn_param_desc dcqcn_desc[RP_DCQCN_NPARAMS] = {
-	[RP_DCQCN_NP_ENABLE]			= P(0),
-	[RP_DCQCN_RP_ENABLE]			= P(0),
-	[RP_DCQCN_RP_CLAMP_TGT_RATE]		= P(0),
-	[RP_DCQCN_RP_CLAMP_TGT_RATE_ATI]	= P(1),
-	[RP_DCQCN_RP_TIME_RESET]		= P(300),
-	[RP_DCQCN_RP_BYTE_RESET]		= P(32767),
-	[RP_DCQCN_RP_THRESHOLD]			= P(1),
-	[RP_DCQCN_RP_AI_RATE]			= P(5),
-	[RP_DCQCN_RP_MAX_RATE]			= P(0),
-	[RP_DCQCN_RP_HAI_RATE]			= P(50),
-	[RP_DCQCN_RP_MIN_DEC_FAC]		= P(50),
-	[RP_DCQCN_RP_MIN_RATE]			= P(1),
-	[RP_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP]	= P(0),
-	[RP_DCQCN_RP_DCE_TCP_G]			= P(1019),
-	[RP_DCQCN_RP_DCE_TCP_RTT]		= P(1),
-	[RP_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD] = P(4),
-	[RP_DCQCN_RP_INITIAL_ALPHA_VALUE]	= P(1023),
-	[RP_DCQCN_RP_GD]			= P(11),
-	[RP_DCQCN_NP_MIN_TIME_BETWEEN_CNPS]	= P(4),
-	[RP_DCQCN_NP_CNP_DSCP]			= P(48),
-	[RP_DCQCN_NP_CNP_PRIO_MODE]		= P(1),
-	[RP_DCQCN_NP_CNP_PRIO]			= P(6),
-};
-
-#define DCQCN_ATTR(i)	(ROCEPATH_A_DCQCN_NP_ENABLE + (i))
-
-static_assert(ROCEPATH_A_DCQCN_NP_CNP_PRIO ==
-	      DCQCN_ATTR(RP_DCQCN_NP_CNP_PRIO));
 
 void rocepath_dcqcn_dev_init(struct rocepath_dcqcn_dev *dd,
 			     struct ib_device *ibdev)
@@ -66,8 +31,8 @@ void rocepath_dcqcn_dev_init(struct rocepath_dcqcn_dev *dd,
 
 	dd->ibdev = ibdev;
 	dd->soft = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
-	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
-		dd->p[i] = dcqcn_desc[i].def;
+	for (i = 0; i < ROCEPATH_DCQCN_NPARAMS; i++)
+		dd->p[i] = rocepath_dcqcn_defaults[i];
 }
 
 /* The net device under a soft-RoCE device, held, or NULL. */
@@ -121,12 +86,12 @@ static int dcqcn_fill(struct sk_buff *skb, const void *obj,
 	rocepath_dcqcn_dev_name(dd, name);
 	if (nla_put_string(skb, ROCEPATH_A_DCQCN_IBDEV, name))
 		goto cancel;
-	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
-		if (nla_put_u32(skb, DCQCN_ATTR(i), rocepath_dcqcn_param(dd, i)))
+	for (i = 0; i < ROCEPATH_DCQCN_NPARAMS; i++)
+		if (nla_put_u32(skb, ROCEPATH_DCQCN_ATTR(i), rocepath_dcqcn_param(dd, i)))
 			goto cancel;
 	if (nla_put_u8(skb, ROCEPATH_A_DCQCN_SOFT, dd->soft))
 		goto cancel;
-	if (dd->soft && rocepath_dcqcn_param(dd, RP_DCQCN_RP_ENABLE)) {
+	if (dd->soft && rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_ENABLE)) {
 		ndev = dcqcn_netdev(dd);
 		fq = ndev && dcqcn_fq_ok(ndev);
 		dev_put(ndev);
@@ -176,7 +141,7 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[ROCEPATH_A_DCQCN_MAX + 1];
 	struct rocepath_dcqcn_dev *dd;
-	u32 val[RP_DCQCN_NPARAMS];
+	u32 val[ROCEPATH_DCQCN_NPARAMS];
 	int err, i;
 
 	err = rocepath_nl_req_check(info);
@@ -210,23 +175,23 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENODEV;
 		goto unlock;
 	}
-	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
-		val[i] = tb[DCQCN_ATTR(i)] ? nla_get_u32(tb[DCQCN_ATTR(i)]) :
+	for (i = 0; i < ROCEPATH_DCQCN_NPARAMS; i++)
+		val[i] = tb[ROCEPATH_DCQCN_ATTR(i)] ? nla_get_u32(tb[ROCEPATH_DCQCN_ATTR(i)]) :
 					     dd->p[i];
 	/* Cross-field: the policy checks each value on its own. */
-	if (val[RP_DCQCN_RP_MAX_RATE] &&
-	    val[RP_DCQCN_RP_MIN_RATE] > val[RP_DCQCN_RP_MAX_RATE]) {
+	if (val[ROCEPATH_DCQCN_RP_MAX_RATE] &&
+	    val[ROCEPATH_DCQCN_RP_MIN_RATE] > val[ROCEPATH_DCQCN_RP_MAX_RATE]) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
-				    tb[DCQCN_ATTR(RP_DCQCN_RP_MIN_RATE)] ?:
-				    tb[DCQCN_ATTR(RP_DCQCN_RP_MAX_RATE)],
+				    tb[ROCEPATH_DCQCN_ATTR(ROCEPATH_DCQCN_RP_MIN_RATE)] ?:
+				    tb[ROCEPATH_DCQCN_ATTR(ROCEPATH_DCQCN_RP_MAX_RATE)],
 				    "rp_min_rate above rp_max_rate");
 		err = -ERANGE;
 		goto unlock;
 	}
-	for (i = 0; i < RP_DCQCN_NPARAMS; i++)
+	for (i = 0; i < ROCEPATH_DCQCN_NPARAMS; i++)
 		WRITE_ONCE(dd->p[i], val[i]);
 	rocepath_dev_changed();
-	if (dd->soft && val[RP_DCQCN_RP_ENABLE]) {
+	if (dd->soft && val[ROCEPATH_DCQCN_RP_ENABLE]) {
 		struct net_device *ndev = dcqcn_netdev(dd);
 
 		if (ndev && !dcqcn_fq_ok(ndev))

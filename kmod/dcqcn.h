@@ -10,32 +10,8 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
-/* One index per parameter, in the order of the netlink attributes. */
-enum rocepath_dcqcn_param {
-	RP_DCQCN_NP_ENABLE,
-	RP_DCQCN_RP_ENABLE,
-	RP_DCQCN_RP_CLAMP_TGT_RATE,
-	RP_DCQCN_RP_CLAMP_TGT_RATE_ATI,
-	RP_DCQCN_RP_TIME_RESET,
-	RP_DCQCN_RP_BYTE_RESET,
-	RP_DCQCN_RP_THRESHOLD,
-	RP_DCQCN_RP_AI_RATE,
-	RP_DCQCN_RP_MAX_RATE,
-	RP_DCQCN_RP_HAI_RATE,
-	RP_DCQCN_RP_MIN_DEC_FAC,
-	RP_DCQCN_RP_MIN_RATE,
-	RP_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP,
-	RP_DCQCN_RP_DCE_TCP_G,
-	RP_DCQCN_RP_DCE_TCP_RTT,
-	RP_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD,
-	RP_DCQCN_RP_INITIAL_ALPHA_VALUE,
-	RP_DCQCN_RP_GD,
-	RP_DCQCN_NP_MIN_TIME_BETWEEN_CNPS,
-	RP_DCQCN_NP_CNP_DSCP,
-	RP_DCQCN_NP_CNP_PRIO_MODE,
-	RP_DCQCN_NP_CNP_PRIO,
-	RP_DCQCN_NPARAMS,
-};
+/* enum rocepath_dcqcn_param and the defaults, generated from the spec */
+#include "dcqcn-gen.h"
 
 /**
  * struct rocepath_dcqcn_dev - DCQCN parameters of one RDMA device
@@ -50,7 +26,7 @@ enum rocepath_dcqcn_param {
 struct rocepath_dcqcn_dev {
 	struct ib_device *ibdev;
 	bool soft;
-	u32 p[RP_DCQCN_NPARAMS];
+	u32 p[ROCEPATH_DCQCN_NPARAMS];
 };
 
 static inline u32 rocepath_dcqcn_param(const struct rocepath_dcqcn_dev *dd,
@@ -60,7 +36,7 @@ static inline u32 rocepath_dcqcn_param(const struct rocepath_dcqcn_dev *dd,
 }
 
 /**
- * struct rocepath_rp - reaction point state of one flow (rates in kbit/s)
+ * struct rocepath_rpt - reaction point state of one flow (rates in kbit/s)
  * @lock: serializes CNP handling, increases and pacing
  * @rc: current rate
  * @rt: target rate
@@ -75,7 +51,7 @@ static inline u32 rocepath_dcqcn_param(const struct rocepath_dcqcn_dev *dd,
  * @next_tx: earliest departure time of the next packet (ns)
  * @cnp_seen: a CNP arrived since the state was created
  */
-struct rocepath_rp {
+struct rocepath_rpt {
 	spinlock_t lock;	/* serializes the whole state */
 	u32 rc;
 	u32 rt;
@@ -94,14 +70,14 @@ struct rocepath_rp {
 void rocepath_dcqcn_dev_init(struct rocepath_dcqcn_dev *dd,
 			     struct ib_device *ibdev);
 
-u32 rocepath_rp_ceiling(const struct rocepath_dcqcn_dev *dd);
-void rocepath_rp_init(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
+u32 rocepath_rpt_ceiling(const struct rocepath_dcqcn_dev *dd);
+void rocepath_rpt_init(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *dd,
+		       u64 now);
+void rocepath_rpt_cnp(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *dd,
 		      u64 now);
-void rocepath_rp_cnp(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
-		     u64 now);
-u32 rocepath_rp_rate(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
-		     u64 now, u32 *alpha);
-u64 rocepath_rp_tx(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
-		   u64 now, unsigned int len);
+u32 rocepath_rpt_rate(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *dd,
+		      u64 now, u32 *alpha);
+u64 rocepath_rpt_tx(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *dd,
+		    u64 now, unsigned int len);
 
 #endif /* _ROCEPATH_DCQCN_H */

@@ -41,32 +41,32 @@ MODULE_PARM_DESC(rp_pace_max_delay_ms,
 #define RP_MAX_STEPS	64	/* increase events evaluated per packet */
 #define ALPHA_ONE	1024
 
-u32 rocepath_rp_ceiling(const struct rocepath_dcqcn_dev *dd)
+u32 rocepath_rpt_ceiling(const struct rocepath_dcqcn_dev *dd)
 {
-	u32 max = rocepath_dcqcn_param(dd, RP_DCQCN_RP_MAX_RATE);
+	u32 max = rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_MAX_RATE);
 
 	if (!max)
 		max = READ_ONCE(rp_line_rate_mbps) ?: 10000;
 	return min_t(u64, (u64)max * 1000, U32_MAX);
 }
 
-static u32 rp_floor(const struct rocepath_dcqcn_dev *dd)
+static u32 rpt_floor(const struct rocepath_dcqcn_dev *dd)
 {
-	u32 min = rocepath_dcqcn_param(dd, RP_DCQCN_RP_MIN_RATE) * 1000;
+	u32 min = rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_MIN_RATE) * 1000;
 
 	return max3(min, READ_ONCE(rp_rate_floor_kbps), 1U);
 }
 
-void rocepath_rp_init(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
-		      u64 now)
+void rocepath_rpt_init(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *dd,
+		       u64 now)
 {
-	spin_lock_init(&rp->lock);
-	rp->rc = rocepath_rp_ceiling(dd);
-	rp->rt = rp->rc;
-	rp->alpha = rocepath_dcqcn_param(dd, RP_DCQCN_RP_INITIAL_ALPHA_VALUE);
-	rp->t_inc = now;
-	rp->t_alpha = now;
-	rp->next_tx = now;
+	spin_lock_init(&rpt->lock);
+	rpt->rc = rocepath_rpt_ceiling(dd);
+	rpt->rt = rpt->rc;
+	rpt->alpha = rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_INITIAL_ALPHA_VALUE);
+	rpt->t_inc = now;
+	rpt->t_alpha = now;
+	rpt->next_tx = now;
 }
 
 /* (m / 1024)^n in 1/1024, by squaring */
@@ -84,159 +84,160 @@ static u32 alpha_pow(u32 m, u64 n)
 }
 
 /* One recovery event, timer- or byte-triggered. */
-static void rp_increase(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
-			bool timer)
+static void rpt_increase(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *dd,
+			 bool timer)
 {
-	u32 thr = rocepath_dcqcn_param(dd, RP_DCQCN_RP_THRESHOLD);
-	u32 ceil = rocepath_rp_ceiling(dd);
-	u64 rt = rp->rt;
+	u32 thr = rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_THRESHOLD);
+	u32 ceil = rocepath_rpt_ceiling(dd);
+	u64 rt = rpt->rt;
 
 	if (timer)
-		rp->t_stage = min_t(u32, rp->t_stage + 1, U16_MAX);
+		rpt->t_stage = min_t(u32, rpt->t_stage + 1, U16_MAX);
 	else
-		rp->b_stage = min_t(u32, rp->b_stage + 1, U16_MAX);
+		rpt->b_stage = min_t(u32, rpt->b_stage + 1, U16_MAX);
 
-	if (max(rp->t_stage, rp->b_stage) < thr) {
+	if (max(rpt->t_stage, rpt->b_stage) < thr) {
 		/* fast recovery: towards the target */
-	} else if (min(rp->t_stage, rp->b_stage) >= thr) {
+	} else if (min(rpt->t_stage, rpt->b_stage) >= thr) {
 		/* hyper increase */
-		rt += (u64)(min(rp->t_stage, rp->b_stage) - thr + 1) *
-		      rocepath_dcqcn_param(dd, RP_DCQCN_RP_HAI_RATE) * 1000;
+		rt += (u64)(min(rpt->t_stage, rpt->b_stage) - thr + 1) *
+		      rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_HAI_RATE) * 1000;
 	} else {
 		/* additive increase */
-		rt += (u64)rocepath_dcqcn_param(dd, RP_DCQCN_RP_AI_RATE) * 1000;
+		rt += (u64)rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_AI_RATE) * 1000;
 	}
-	rp->rt = min_t(u64, rt, ceil);
-	rp->rc = min_t(u32, ((u64)rp->rt + rp->rc) / 2 + 1, ceil);
+	rpt->rt = min_t(u64, rt, ceil);
+	rpt->rc = min_t(u32, ((u64)rpt->rt + rpt->rc) / 2 + 1, ceil);
 }
 
 /* Run the time-driven events up to @now. */
-static void rp_advance(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
-		       u64 now)
+static void rpt_advance(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *dd,
+			u64 now)
 {
 	u64 period, n;
 	int i;
 
-	period = (u64)rocepath_dcqcn_param(dd, RP_DCQCN_RP_DCE_TCP_RTT) * NSEC_PER_USEC;
-	if (now > rp->t_alpha + period) {
-		n = div64_u64(now - rp->t_alpha, period);
-		rp->alpha = (rp->alpha *
-			     alpha_pow(rocepath_dcqcn_param(dd, RP_DCQCN_RP_DCE_TCP_G), n)) >> 10;
-		rp->t_alpha += n * period;
+	period = (u64)rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_DCE_TCP_RTT) * NSEC_PER_USEC;
+	if (now > rpt->t_alpha + period) {
+		u32 g = rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_DCE_TCP_G);
+
+		n = div64_u64(now - rpt->t_alpha, period);
+		rpt->alpha = (rpt->alpha * alpha_pow(g, n)) >> 10;
+		rpt->t_alpha += n * period;
 	}
 
-	period = (u64)rocepath_dcqcn_param(dd, RP_DCQCN_RP_TIME_RESET) * NSEC_PER_USEC;
-	if (now > rp->t_inc + period) {
-		n = div64_u64(now - rp->t_inc, period);
-		rp->t_inc += n * period;
-		if (rp->rc >= rocepath_rp_ceiling(dd))
+	period = (u64)rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_TIME_RESET) * NSEC_PER_USEC;
+	if (now > rpt->t_inc + period) {
+		n = div64_u64(now - rpt->t_inc, period);
+		rpt->t_inc += n * period;
+		if (rpt->rc >= rocepath_rpt_ceiling(dd))
 			return;
 		for (i = 0; i < min_t(u64, n, RP_MAX_STEPS); i++)
-			rp_increase(rp, dd, true);
+			rpt_increase(rpt, dd, true);
 	}
 }
 
-void rocepath_rp_cnp(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
-		     u64 now)
+void rocepath_rpt_cnp(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *dd,
+		      u64 now)
 {
-	u32 g = ALPHA_ONE - rocepath_dcqcn_param(dd, RP_DCQCN_RP_DCE_TCP_G);
-	u32 first = rocepath_dcqcn_param(dd, RP_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP);
-	u64 monitor = (u64)rocepath_dcqcn_param(dd, RP_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD) *
+	u32 g = ALPHA_ONE - rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_DCE_TCP_G);
+	u32 first = rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP);
+	u64 monitor = (u64)rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD) *
 		      NSEC_PER_USEC;
-	u32 fac = rocepath_dcqcn_param(dd, RP_DCQCN_RP_MIN_DEC_FAC);
-	u32 gd = rocepath_dcqcn_param(dd, RP_DCQCN_RP_GD);
-	u32 floor = min(rp_floor(dd), rocepath_rp_ceiling(dd));
+	u32 fac = rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_MIN_DEC_FAC);
+	u32 gd = rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_GD);
+	u32 floor = min(rpt_floor(dd), rocepath_rpt_ceiling(dd));
 	u64 rc, cut;
 
-	spin_lock_bh(&rp->lock);
-	rp_advance(rp, dd, now);
+	spin_lock_bh(&rpt->lock);
+	rpt_advance(rpt, dd, now);
 
 	/* alpha = (1 - g) alpha + g */
-	rp->alpha = min_t(u32, (rp->alpha * (ALPHA_ONE - g) + ALPHA_ONE * g) >> 10,
-			  ALPHA_ONE);
-	rp->t_alpha = now;
+	rpt->alpha = min_t(u32, (rpt->alpha * (ALPHA_ONE - g) + ALPHA_ONE * g) >> 10,
+			   ALPHA_ONE);
+	rpt->t_alpha = now;
 
-	if (!rp->cnp_seen && first) {
-		rp->rt = rp->rc;
-		rp->rc = min_t(u64, (u64)first * 1000, rp->rc);
-		rp->t_dec = now;
-	} else if (!rp->cnp_seen || now - rp->t_dec >= monitor) {
+	if (!rpt->cnp_seen && first) {
+		rpt->rt = rpt->rc;
+		rpt->rc = min_t(u64, (u64)first * 1000, rpt->rc);
+		rpt->t_dec = now;
+	} else if (!rpt->cnp_seen || now - rpt->t_dec >= monitor) {
 		/*
 		 * The target follows the current rate only if the rate grew
 		 * since the last cut; with rp_clamp_tgt_rate_ati (mlx5's
 		 * default) only growth by the timer counts, so byte-counter
 		 * growth alone cannot ratchet the target down.
 		 */
-		if (!rp->cnp_seen || rp->t_stage ||
-		    (rp->b_stage &&
-		     !rocepath_dcqcn_param(dd, RP_DCQCN_RP_CLAMP_TGT_RATE_ATI)) ||
-		    rocepath_dcqcn_param(dd, RP_DCQCN_RP_CLAMP_TGT_RATE))
-			rp->rt = rp->rc;
+		if (!rpt->cnp_seen || rpt->t_stage ||
+		    (rpt->b_stage &&
+		     !rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_CLAMP_TGT_RATE_ATI)) ||
+		    rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_CLAMP_TGT_RATE))
+			rpt->rt = rpt->rc;
 		/*
 		 * Rc (1 - alpha / 2^gd), alpha in 1/1024; below gd 10 the cut
 		 * can exceed Rc: it takes at most all of it
 		 */
-		cut = ((u64)rp->rc * rp->alpha) >> gd;
-		rc = rp->rc - min_t(u64, cut, rp->rc);
+		cut = ((u64)rpt->rc * rpt->alpha) >> gd;
+		rc = rpt->rc - min_t(u64, cut, rpt->rc);
 		/* rp_min_dec_fac: one CNP keeps at least this percentage */
-		rc = max_t(u64, rc, div_u64((u64)rp->rc * fac, 100));
-		rp->rc = max_t(u64, rc, floor);
-		rp->t_dec = now;
+		rc = max_t(u64, rc, div_u64((u64)rpt->rc * fac, 100));
+		rpt->rc = max_t(u64, rc, floor);
+		rpt->t_dec = now;
 	}
-	rp->rc = max(rp->rc, floor);
-	rp->t_stage = 0;
-	rp->b_stage = 0;
-	rp->bytes = 0;
-	rp->t_inc = now;
-	rp->t_cnp = now;
-	rp->cnp_seen = true;
-	spin_unlock_bh(&rp->lock);
+	rpt->rc = max(rpt->rc, floor);
+	rpt->t_stage = 0;
+	rpt->b_stage = 0;
+	rpt->bytes = 0;
+	rpt->t_inc = now;
+	rpt->t_cnp = now;
+	rpt->cnp_seen = true;
+	spin_unlock_bh(&rpt->lock);
 }
 
 /* Current rate (kbit/s) and alpha, with the time-driven events run. */
-u32 rocepath_rp_rate(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
-		     u64 now, u32 *alpha)
+u32 rocepath_rpt_rate(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *dd,
+		      u64 now, u32 *alpha)
 {
 	u32 rc;
 
-	spin_lock_bh(&rp->lock);
-	rp_advance(rp, dd, now);
-	rc = rp->rc;
-	*alpha = min(rp->alpha, ALPHA_ONE - 1);
-	spin_unlock_bh(&rp->lock);
+	spin_lock_bh(&rpt->lock);
+	rpt_advance(rpt, dd, now);
+	rc = rpt->rc;
+	*alpha = min(rpt->alpha, ALPHA_ONE - 1);
+	spin_unlock_bh(&rpt->lock);
 	return rc;
 }
 
-u64 rocepath_rp_tx(struct rocepath_rp *rp, const struct rocepath_dcqcn_dev *dd,
-		   u64 now, unsigned int len)
+u64 rocepath_rpt_tx(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *dd,
+		    u64 now, unsigned int len)
 {
-	u32 breset = rocepath_dcqcn_param(dd, RP_DCQCN_RP_BYTE_RESET);
+	u32 breset = rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_BYTE_RESET);
 	u64 t = 0;
 	int i = 0;
 
-	spin_lock_bh(&rp->lock);
-	rp_advance(rp, dd, now);
-	if (breset && rp->rc < rocepath_rp_ceiling(dd)) {
-		rp->bytes += len;
-		while (rp->bytes >= breset && i++ < RP_MAX_STEPS) {
-			rp->bytes -= breset;
-			rp_increase(rp, dd, false);
+	spin_lock_bh(&rpt->lock);
+	rpt_advance(rpt, dd, now);
+	if (breset && rpt->rc < rocepath_rpt_ceiling(dd)) {
+		rpt->bytes += len;
+		while (rpt->bytes >= breset && i++ < RP_MAX_STEPS) {
+			rpt->bytes -= breset;
+			rpt_increase(rpt, dd, false);
 		}
-		if (rp->bytes >= breset)
-			rp->bytes = 0;
+		if (rpt->bytes >= breset)
+			rpt->bytes = 0;
 	}
-	if (rp->rc < rocepath_rp_ceiling(dd)) {
+	if (rpt->rc < rocepath_rpt_ceiling(dd)) {
 		u64 limit = now + (u64)min(READ_ONCE(rp_pace_max_delay_ms),
 					   RP_PACE_DELAY_LIMIT_MS) * NSEC_PER_MSEC;
 
 		/* never stamped, nor in debt, beyond the limit */
-		t = clamp(rp->next_tx, now, limit);
+		t = clamp(rpt->next_tx, now, limit);
 		/* len bytes at rc kbit/s take len * 8e6 / rc ns */
-		rp->next_tx = min(t + div_u64((u64)len * 8 * NSEC_PER_MSEC, rp->rc),
-				  limit);
+		rpt->next_tx = min(t + div_u64((u64)len * 8 * NSEC_PER_MSEC, rpt->rc),
+				   limit);
 	} else {
-		rp->next_tx = now;
+		rpt->next_tx = now;
 	}
-	spin_unlock_bh(&rp->lock);
+	spin_unlock_bh(&rpt->lock);
 	return t;
 }

@@ -96,7 +96,7 @@ static void flow_free_rcu(struct rcu_head *head)
 	struct rocepath_flow *f = container_of(head, struct rocepath_flow, rcu);
 
 	free_percpu(f->pc);
-	kfree(f->rp);
+	kfree(f->rpt);
 	kfree(f);
 }
 
@@ -410,12 +410,12 @@ static int flow_fill(struct sk_buff *skb, const void *obj,
 	for (i = 0; i < 8; i++)
 		if (flow_put_u64(skb, ROCEPATH_A_FLOW_TX_PACKETS + i, c[i]))
 			goto cancel;
-	if (READ_ONCE(f->rp)) {
-		struct rocepath_rp *rp = READ_ONCE(f->rp);
+	if (READ_ONCE(f->rpt)) {
+		struct rocepath_rpt *rpt = READ_ONCE(f->rpt);
 		u32 rc, alpha, ceil;
 
-		rc = rocepath_rp_rate(rp, f->dd, ktime_get_ns(), &alpha);
-		ceil = rocepath_rp_ceiling(f->dd);
+		rc = rocepath_rpt_rate(rpt, f->dd, ktime_get_ns(), &alpha);
+		ceil = rocepath_rpt_ceiling(f->dd);
 		if (nla_put_u32(skb, ROCEPATH_A_FLOW_RATE_MBPS, rc / 1000) ||
 		    nla_put_u32(skb, ROCEPATH_A_FLOW_ALPHA, alpha) ||
 		    nla_put_u32(skb, ROCEPATH_A_FLOW_RATE_KBPS, rc) ||

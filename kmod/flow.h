@@ -12,7 +12,7 @@
 struct net;
 struct net_device;
 struct rocepath_dcqcn_dev;
-struct rocepath_rp;
+struct rocepath_rpt;
 
 /**
  * struct rocepath_flow_stats - flow table counters for stats-get
@@ -87,7 +87,7 @@ struct rocepath_flow_pcpu {
  * @last_seen: jiffies of the last packet
  * @last_cnp: ktime ns of the last CNP sent (notification point)
  * @dd: DCQCN parameters of the flow's device
- * @rp: reaction point state, created with the first packet sent while
+ * @rpt: reaction point state, created with the first packet sent while
  *	rp_enable is set
  * @pc: per-CPU counters
  * @rcu: for the deferred free
@@ -99,7 +99,7 @@ struct rocepath_flow {
 	unsigned long last_seen;
 	u64 last_cnp;
 	struct rocepath_dcqcn_dev *dd;
-	struct rocepath_rp *rp;
+	struct rocepath_rpt *rpt;
 	struct rocepath_flow_pcpu __percpu *pc;
 	struct rcu_head rcu;
 };

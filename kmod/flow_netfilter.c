@@ -107,21 +107,21 @@ static void roce_set_ect0(struct sk_buff *skb, bool v6)
 	}
 }
 
-static struct rocepath_rp *flow_rp(struct rocepath_flow *f, u64 now)
+static struct rocepath_rpt *flow_rp(struct rocepath_flow *f, u64 now)
 {
-	struct rocepath_rp *rp = READ_ONCE(f->rp);
+	struct rocepath_rpt *rpt = READ_ONCE(f->rpt);
 
-	if (likely(rp))
-		return rp;
-	rp = kzalloc(sizeof(*rp), GFP_ATOMIC);
-	if (!rp)
+	if (likely(rpt))
+		return rpt;
+	rpt = kzalloc(sizeof(*rpt), GFP_ATOMIC);
+	if (!rpt)
 		return NULL;
-	rocepath_rp_init(rp, f->dd, now);
-	if (cmpxchg(&f->rp, NULL, rp)) {
-		kfree(rp);
-		rp = READ_ONCE(f->rp);
+	rocepath_rpt_init(rpt, f->dd, now);
+	if (cmpxchg(&f->rpt, NULL, rpt)) {
+		kfree(rpt);
+		rpt = READ_ONCE(f->rpt);
 	}
-	return rp;
+	return rpt;
 }
 
 static void roce_out(struct sk_buff *skb, const struct nf_hook_state *state,
@@ -129,7 +129,7 @@ static void roce_out(struct sk_buff *skb, const struct nf_hook_state *state,
 {
 	struct rocepath_qp_info info;
 	struct rocepath_flow *f;
-	struct rocepath_rp *rp;
+	struct rocepath_rpt *rpt;
 	struct roce_pkt p;
 	u64 now, t;
 
@@ -147,30 +147,30 @@ static void roce_out(struct sk_buff *skb, const struct nf_hook_state *state,
 		WRITE_ONCE(f->lqpn, info.lqpn);
 	rocepath_flow_count(f, RP_FLOW_TX, p.len, 0);
 
-	if (!rocepath_dcqcn_param(f->dd, RP_DCQCN_RP_ENABLE))
+	if (!rocepath_dcqcn_param(f->dd, ROCEPATH_DCQCN_RP_ENABLE))
 		return;
 	roce_set_ect0(skb, v6);
 	now = ktime_get_ns();
-	rp = flow_rp(f, now);
-	if (!rp)
+	rpt = flow_rp(f, now);
+	if (!rpt)
 		return;
-	t = rocepath_rp_tx(rp, f->dd, now, p.len);
+	t = rocepath_rpt_tx(rpt, f->dd, now, p.len);
 	if (t > now)
 		skb_set_delivery_time(skb, ns_to_ktime(t), true);
 }
 
 static void roce_in_cnp(struct rocepath_flow *f)
 {
-	struct rocepath_rp *rp;
+	struct rocepath_rpt *rpt;
 	u64 now;
 
 	rocepath_flow_count(f, RP_FLOW_CNP_RX, 0, 0);
-	if (f->key.rx_only || !rocepath_dcqcn_param(f->dd, RP_DCQCN_RP_ENABLE))
+	if (f->key.rx_only || !rocepath_dcqcn_param(f->dd, ROCEPATH_DCQCN_RP_ENABLE))
 		return;
 	now = ktime_get_ns();
-	rp = flow_rp(f, now);
-	if (rp)
-		rocepath_rp_cnp(rp, f->dd, now);
+	rpt = flow_rp(f, now);
+	if (rpt)
+		rocepath_rpt_cnp(rpt, f->dd, now);
 }
 
 static void roce_in_ce(struct sk_buff *skb, const struct nf_hook_state *state,
@@ -179,18 +179,18 @@ static void roce_in_ce(struct sk_buff *skb, const struct nf_hook_state *state,
 	u64 now, last, gap;
 	u32 prio;
 
-	if (f->key.rx_only || !rocepath_dcqcn_param(f->dd, RP_DCQCN_NP_ENABLE))
+	if (f->key.rx_only || !rocepath_dcqcn_param(f->dd, ROCEPATH_DCQCN_NP_ENABLE))
 		return;
 	now = ktime_get_ns();
 	last = READ_ONCE(f->last_cnp);
-	gap = (u64)rocepath_dcqcn_param(f->dd, RP_DCQCN_NP_MIN_TIME_BETWEEN_CNPS) *
+	gap = (u64)rocepath_dcqcn_param(f->dd, ROCEPATH_DCQCN_NP_MIN_TIME_BETWEEN_CNPS) *
 	      NSEC_PER_USEC;
 	if (last && now - last < gap)
 		return;
 	if (cmpxchg64(&f->last_cnp, last, now) != last)
 		return;
-	prio = rocepath_dcqcn_param(f->dd, RP_DCQCN_NP_CNP_PRIO_MODE) ?
-	       rocepath_dcqcn_param(f->dd, RP_DCQCN_NP_CNP_PRIO) : skb->priority;
+	prio = rocepath_dcqcn_param(f->dd, ROCEPATH_DCQCN_NP_CNP_PRIO_MODE) ?
+	       rocepath_dcqcn_param(f->dd, ROCEPATH_DCQCN_NP_CNP_PRIO) : skb->priority;
 	if (!rocepath_cnp_send(state->net, state->in, &f->key, f->dd, prio)) {
 		rocepath_flow_count(f, RP_FLOW_CNP_TX, 0, 0);
 		rocepath_flow_cnp_counted(true);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Every rocepath CLI command against the live module on guest 1, in text
-# and JSON (-j, -p): the JSON keys of the contract, exit codes, "Error: ..."
+# and JSON (-j, -p): the JSON keys of Documentation/cli.rst, exit codes, "Error: ..."
 # lines carrying the kernel's extack, bad input rejected before sending,
 # pin replace atomicity and round trip (also in several netlink chunks),
 # dcqcn set/show, stats, flow reset and monitor events (pins-replaced, and
@@ -88,7 +88,7 @@ defer rmmod rocepath
 # ---- dev ----
 ok "dev show (text)" dev show
 grep -q "^$IBDEV/" "$T/out" || { log "$(cat "$T/out")"; ksft_fail "dev show lists $IBDEV"; }
-ok_json "dev show -j: contract keys" \
+ok_json "dev show -j: documented keys" \
 	"any(x['dev'] == '$IBDEV' and x['netdev'] == '$NETDEV' and x['roce_v2'] is True and
 	     x['driver'] == 'rxe' and isinstance(x['gids'], list) and
 	     {'dev','port','netdev','ifindex','roce_v2','driver','gids'} <= set(x) for x in d)" \
@@ -105,7 +105,7 @@ ok_json "pin show -j on an empty set is []" "d == []" -j pin show
 ok "pin add path set (IPv4)" pin add remote "$PEER_IP4" sport 49152,49153
 ok "pin add exact rule (IPv6, dev, rqpn)" pin add remote "$PEER_IP6" sport 50000 dev "$IBDEV" rqpn 17
 ok "pin add exact rule (lqpn)" pin add remote "$PEER_IP4" sport 50001 lqpn 5
-ok_json "pin show -j: contract keys and values" \
+ok_json "pin show -j: documented keys and values" \
 	"len(d) == 3 and all({'dev','remote','sports','rqpn','lqpn'} <= set(x) for x in d) and
 	 {'dev': None, 'remote': '$PEER_IP4', 'sports': [49152, 49153], 'rqpn': None, 'lqpn': None}.items() <= [x for x in d if x['sports'] == [49152, 49153]][0].items() and
 	 [x for x in d if x['sports'] == [50000]][0]['dev'] == '$IBDEV' and
@@ -212,7 +212,7 @@ ok "dcqcn set dev IBDEV rp_ai_rate 7 np_enable 1" dcqcn set dev "$IBDEV" rp_ai_r
 ok_json "dcqcn show reflects the set" "d[0]['rp_ai_rate'] == 7 and d[0]['np_enable'] == 1" \
 	-j dcqcn show dev "$IBDEV"
 ok "dcqcn show (text)" dcqcn show
-expect_fail "dcqcn set out of range: kernel rejects with extack" "" \
+expect_fail "dcqcn set out of range: rejected with the spec's range" "np_cnp_dscp out of range 0..63" \
 	dcqcn set dev "$IBDEV" np_cnp_dscp 64
 log "out-of-range dcqcn said: $(cat "$T/err")"
 expect_fail "dcqcn set on an unknown device fails" "" dcqcn set dev nosuchdev0 rp_ai_rate 5

@@ -82,7 +82,7 @@ rpd_save_logs() {
 }
 
 # rpd_plan_ports SRC DST [PLACEMENT]: the planned sports of SRC -> DST, one
-# per line, ascending, from `rocepath -j plan` (the contract's flows list).
+# per line, ascending, from `rocepath -j plan` (the plan's flows list, Documentation/planner.rst).
 rpd_plan_ports() {
 	local src=$1 dst=$2 place=${3:-$RPD_EXAMPLE/placement.json} out
 	if out=$("$RP_CLI" -j plan topology "$RPD_EXAMPLE/topology.json" placement "$place" 2>/dev/null); then

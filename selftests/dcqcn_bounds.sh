@@ -13,7 +13,7 @@
 require_cmd ibv_rc_pingpong ib_write_bw jq python3 tc ip
 
 FLOOR=10	# kb/s
-flow_load rp_rate_floor_kbps=$FLOOR || ksft_skip_all "cannot load $FLOW_KO"
+rp_load_both rp_rate_floor_kbps=$FLOOR || ksft_skip_all "cannot load $ROCEPATH_KO"
 
 # h2 marks every RoCEv2 packet arriving CE and answers with CNPs
 on_host 2 "tc qdisc add dev $NETDEV clsact &&
@@ -26,14 +26,14 @@ dcqcn_set 2 "$IBDEV" '{"np-enable": 1, "np-min-time-between-cnps": 0}' ||
 	ksft_skip_all "dcqcn set on h2 failed"
 
 stat() {
-	on_host "$1" "python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do stats-get --output-json" |
+	on_host "$1" "$YNL_CMD --do stats-get --output-json" |
 		jq ".stats.\"$2\""
 }
 flow_reset() {
-	on_host "$1" "python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do flow-reset" >/dev/null
+	on_host "$1" "$YNL_CMD --do flow-reset" >/dev/null
 }
 h1_flow() {
-	flows_json 1 | jq -c --arg r "$(hexip "$PEER_IP4")" \
+	flows_json 1 | jq -c --arg r "$(ip_hex "$PEER_IP4")" \
 		'[.[] | select(.remote == $r and ."rate-kbps" != null)] | last'
 }
 

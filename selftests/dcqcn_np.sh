@@ -14,7 +14,7 @@
 
 require_cmd ibv_rc_pingpong tcpdump tshark jq python3 tc
 
-flow_load || ksft_skip_all "cannot load $FLOW_KO"
+rp_load_both || ksft_skip_all "cannot load $ROCEPATH_KO"
 
 mark_on() {
 	on_host 2 "tc qdisc add dev $NETDEV clsact &&
@@ -54,8 +54,8 @@ kill -INT "$tdpid"
 wait "$tdpid" 2>/dev/null
 kill_bg 2 tcpdump >/dev/null 2>&1
 
-f1=$(flows_json 1 | jq -c --arg r "$(hexip "$PEER_IP4")" '[.[] | select(.remote == $r)][0]')
-f2=$(flows_json 2 | jq -c --arg r "$(hexip "$HOST_IP4")" '[.[] | select(.remote == $r)][0]')
+f1=$(flows_json 1 | jq -c --arg r "$(ip_hex "$PEER_IP4")" '[.[] | select(.remote == $r)][0]')
+f2=$(flows_json 2 | jq -c --arg r "$(ip_hex "$HOST_IP4")" '[.[] | select(.remote == $r)][0]')
 log "h1 flow: $f1"
 log "h2 flow: $f2"
 nmarked=$(marked)
@@ -143,7 +143,7 @@ icrc_ok() {
 ksft_test "CNP ICRC valid (same algorithm accepts rxe's own packets)" icrc_ok
 
 global_ok() {
-	on_host 2 "python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do stats-get --output-json" |
+	on_host 2 "$YNL_CMD --do stats-get --output-json" |
 		jq -e '.stats."cnp-tx" > 0' >/dev/null
 }
 ksft_test "stats-get reports cnp_tx" global_ok
@@ -175,8 +175,8 @@ wait "$tdpid6" 2>/dev/null
 
 np6_ok() {
 	local g1 g2 wire icrc
-	g1=$(flows_json 1 | jq -c --arg r "$(hexip "$PEER_IP6")" '[.[] | select(.remote == $r)] | last')
-	g2=$(flows_json 2 | jq -c --arg r "$(hexip "$HOST_IP6")" '[.[] | select(.remote == $r)] | last')
+	g1=$(flows_json 1 | jq -c --arg r "$(ip_hex "$PEER_IP6")" '[.[] | select(.remote == $r)] | last')
+	g2=$(flows_json 2 | jq -c --arg r "$(ip_hex "$HOST_IP6")" '[.[] | select(.remote == $r)] | last')
 	log "h1 v6 flow: $g1"
 	log "h2 v6 flow: $g2"
 	wire=$(tshark -r "$pcap6" -Y "infiniband.bth.opcode == 0x81" -T fields -e infiniband.bth.destqp 2>/dev/null | grep -c .)

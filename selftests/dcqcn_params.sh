@@ -12,7 +12,7 @@
 
 require_cmd jq python3 tc setpriv
 
-flow_load || ksft_skip_all "cannot load $FLOW_KO"
+rp_load_both || ksft_skip_all "cannot load $ROCEPATH_KO"
 
 param() {
 	dcqcn_json 1 | jq -r --arg d "$IBDEV" --arg p "$1" '.[] | select(.ibdev == $d) | .[$p]'
@@ -84,16 +84,18 @@ nodev() {
 }
 ksft_test "unknown device: ENODEV with extack" nodev
 
+YNL_NOBODY=$(ynl_unpriv 1) || { log "staging YNL for uid 65534 failed"; YNL_NOBODY=false; }
+
 eperm() {
 	local out
-	out=$(on_host 1 "setpriv --reuid=65534 --regid=65534 --clear-groups python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do dcqcn-set --json '{\"dcqcn\": {\"ibdev\": \"$IBDEV\", \"rp-ai-rate\": 7}}'" 2>&1) && return 1
+	out=$(on_host 1 "$YNL_NOBODY --do dcqcn-set --json '{\"dcqcn\": {\"ibdev\": \"$IBDEV\", \"rp-ai-rate\": 7}}'" 2>&1) && return 1
 	echo "$out" | tail -2
 	echo "$out" | grep -qi "not permitted\|EPERM\|-1\b" && [ "$(param rp-ai-rate)" = 10 ]
 }
 ksft_test "unprivileged dcqcn-set: EPERM" eperm
 
 unpriv_read() {
-	on_host 1 "setpriv --reuid=65534 --regid=65534 --clear-groups python3 $YNL_CLI --spec $YNL_SPEC --no-schema --dump dcqcn-get" >/dev/null
+	on_host 1 "$YNL_NOBODY --dump dcqcn-get" >/dev/null
 }
 ksft_test "unprivileged dcqcn-get allowed" unpriv_read
 

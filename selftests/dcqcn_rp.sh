@@ -13,7 +13,7 @@
 
 require_cmd ib_write_bw tcpdump tshark jq python3 tc
 
-flow_load rp_rate_floor_kbps=200 || ksft_skip_all "cannot load $FLOW_KO"
+rp_load_both rp_rate_floor_kbps=200 || ksft_skip_all "cannot load $ROCEPATH_KO"
 
 on_host 2 "tc qdisc add dev $NETDEV clsact &&
 	tc filter add dev $NETDEV ingress pref 10 protocol ip u32 \
@@ -52,19 +52,19 @@ write_bw() {
 }
 
 h1_flow() {
-	flows_json 1 | jq -c --arg r "$(hexip "$PEER_IP4")" '[.[] | select(.remote == $r and ."rate-kbps" != null)] | last'
+	flows_json 1 | jq -c --arg r "$(ip_hex "$PEER_IP4")" '[.[] | select(.remote == $r and ."rate-kbps" != null)] | last'
 }
 
 ksft_test "dcqcn set rp_enable 0 on h1" dcqcn_set 1 "$IBDEV" '{"rp-enable": 0}'
 bw_off=$(write_bw) || ksft_fail "ib_write_bw with marking, rp_enable 0"
-f=$(flows_json 1 | jq -c --arg r "$(hexip "$PEER_IP4")" '[.[] | select(.remote == $r and ."tx-packets" > 100)] | last')
+f=$(flows_json 1 | jq -c --arg r "$(ip_hex "$PEER_IP4")" '[.[] | select(.remote == $r and ."tx-packets" > 100)] | last')
 log "rp_enable 0: $bw_off Mbit/s; flow $f"
 [ "$(jq '."cnp-rx"' <<<"$f")" -gt 0 ] && [ "$(jq '."rate-kbps"' <<<"$f")" = null ] &&
 	ksft_pass "rp_enable 0: CNPs arrive, no rate state" ||
 	ksft_fail "rp_enable 0: CNPs arrive, no rate state"
 
 ksft_test "dcqcn set rp_enable 1 on h1" dcqcn_set 1 "$IBDEV" '{"rp-enable": 1}'
-on_host 1 "flow_reset() { python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do flow-reset; }; flow_reset" >/dev/null
+on_host 1 "flow_reset() { $YNL_CMD --do flow-reset; }; flow_reset" >/dev/null
 pcap=$RUN_DIR/dcqcn_rp.pcap
 tcpdump -i "$NETDEV" -nn -U -w "$pcap" "udp port 4791 and src host $HOST_IP4" 2>/dev/null &
 tdpid=$!
@@ -108,7 +108,7 @@ unmark() {
 ksft_test "CE marking removed on h2" retry 5 2 unmark
 recovered() {
 	local r
-	r=$(flows_json 1 | jq --arg r "$(hexip "$PEER_IP4")" \
+	r=$(flows_json 1 | jq --arg r "$(ip_hex "$PEER_IP4")" \
 		'[.[] | select(.remote == $r and ."tx-packets" > 100)] | last | ."rate-kbps"')
 	log "rate now $r kb/s"
 	[ "$r" -ge 10000 ]

@@ -10,7 +10,7 @@
 
 require_cmd ibv_rc_pingpong tcpdump tshark jq python3
 
-flow_load || ksft_skip_all "cannot load $FLOW_KO"
+rp_load_both || ksft_skip_all "cannot load $ROCEPATH_KO"
 ksft_pass "rocepath.ko loaded on h1 and h2"
 
 pcap=$RUN_DIR/flow_counters.pcap
@@ -39,7 +39,7 @@ check() {
 	want_tx=$(wire "$fam.src == $me && udp.dstport == 4791")
 	want_rx=$(wire "$fam.dst == $me && udp.dstport == 4791")
 	flows=$(flows_json 1)
-	got=$(jq -r --arg r "$(hexip "$peer")" \
+	got=$(jq -r --arg r "$(ip_hex "$peer")" \
 		'[.[] | select(.remote == $r)] |
 		 "\(map(."tx-packets") | add // 0) \(map(."tx-bytes") | add // 0)",
 		 "\(map(."rx-packets") | add // 0) \(map(."rx-bytes") | add // 0)"' <<<"$flows")
@@ -57,7 +57,7 @@ attributed() {
 	echo "$flows" | jq -c '.[]'
 	# one flow per QP, known to the QP table: lqpn, dqpn, and tx and rx
 	# counted in the same record
-	jq -e --arg r "$(hexip "$PEER_IP4")" \
+	jq -e --arg r "$(ip_hex "$PEER_IP4")" \
 		'[.[] | select(.remote == $r and .lqpn != null and .dqpn != null and
 		  ."tx-packets" > 0 and ."rx-packets" > 0 and .ibdev == "'"$IBDEV"'")] | length >= 1' \
 		<<<"$flows" >/dev/null
@@ -68,7 +68,7 @@ sport_ok() {
 	local sports
 	sports=$(tshark -r "$pcap" -Y "ip.src == $HOST_IP4" -T fields -e udp.srcport 2>/dev/null | sort -u)
 	log "wire source ports: $(echo $sports)"
-	flows_json 1 | jq -e --arg r "$(hexip "$PEER_IP4")" --argjson s "[$(echo $sports | tr ' ' ',')]" \
+	flows_json 1 | jq -e --arg r "$(ip_hex "$PEER_IP4")" --argjson s "[$(echo $sports | tr ' ' ',')]" \
 		'[.[] | select(.remote == $r) | .sport] - $s | length == 0' >/dev/null
 }
 ksft_test "flow sport is the QP's wire source port" sport_ok
@@ -87,7 +87,7 @@ cli_ok() {
 ksft_test "rocepath -j flow show prints the same flows" cli_ok
 
 reset() {
-	on_host 1 "python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do flow-reset" || return 1
+	on_host 1 "$YNL_CMD --do flow-reset" || return 1
 	[ "$(flows_json 1 | jq length)" = 0 ]
 }
 ksft_test "flow-reset forgets every flow" reset

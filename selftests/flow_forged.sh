@@ -15,7 +15,7 @@ require_cmd ibv_rc_pingpong tcpdump tshark jq python3
 FORGED=192.0.2.200
 FORGE=$ROCEPATH_TOP/selftests/flow_forge.py
 
-flow_load max_flows=4 flow_idle_secs=0 || ksft_skip_all "cannot load $FLOW_KO"
+rp_load_both max_flows=4 flow_idle_secs=0 || ksft_skip_all "cannot load $ROCEPATH_KO"
 
 ksft_test "dcqcn set np_enable 1 np_min_time_between_cnps 0 on h1" \
 	dcqcn_set 1 "$IBDEV" '{"np-enable": 1, "np-min-time-between-cnps": 0}'
@@ -24,7 +24,7 @@ on_host 2 "ip addr add $FORGED/32 dev $NETDEV" ||
 defer on_host 2 "ip addr del $FORGED/32 dev $NETDEV"
 
 stats() {
-	on_host 1 "python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do stats-get --output-json" |
+	on_host 1 "$YNL_CMD --do stats-get --output-json" |
 		jq -c '.stats'
 }
 
@@ -44,8 +44,8 @@ retry 30 1 ibv_rc_pingpong -d "$IBDEV" -g "$lgid" -s 64 -n 1000000 "$PEER_IP4" \
 pppid=$!
 defer "__kill_tree $pppid"
 
-peer_hex=$(hexip "$PEER_IP4")
-forged_hex=$(hexip "$FORGED")
+peer_hex=$(ip_hex "$PEER_IP4")
+forged_hex=$(ip_hex "$FORGED")
 live=
 get_live() {
 	live=$(flows_json 1 | jq -c --arg r "$peer_hex" \

@@ -11,10 +11,10 @@
 
 require_cmd jq python3
 
-flow_load max_flows=4 flow_idle_secs=0 || ksft_skip_all "cannot load $FLOW_KO"
+rp_load_both max_flows=4 flow_idle_secs=0 || ksft_skip_all "cannot load $ROCEPATH_KO"
 
 stats() {
-	on_host 1 "python3 $YNL_CLI --spec $YNL_SPEC --no-schema --do stats-get --output-json" |
+	on_host 1 "$YNL_CMD --do stats-get --output-json" |
 		jq -c '.stats'
 }
 

@@ -23,6 +23,19 @@
 #   retry N DELAY CMD...        run CMD until it succeeds, at most N times
 #   kmsg_mark / kmsg_bugs       remember the kernel log position / print
 #                               WARN, BUG, oops, leak lines logged since
+#   rp_load N [PARAMS...]       (re)load rocepath.ko on guest N
+#   rp_unload N                 unload it from guest N
+#   rp_load_both [PARAMS...]    load it on guests 1 and 2, unloaded at exit
+#   ynl ARGS...                 the kernel's YNL CLI on the rocepath spec
+#                               (guest 1); $YNL_CMD is the same command line
+#                               for on_host strings
+#   ynl_stage N [FILE...]       copy the YNL CLI, its lib/, the spec (and
+#                               FILEs) to a directory of guest N that uid
+#                               65534 can read and print that directory
+#   ynl_unpriv N                print a YNL command line that runs as uid
+#                               65534 on guest N from those copies
+#   ip_hex ADDR                 an address as YNL shows and takes binary
+#                               attributes (hex bytes)
 
 KSFT_PASS=0
 KSFT_FAIL=1
@@ -33,6 +46,14 @@ KSFT_SKIP=4
 : "${RPVM_AGENT_PORT:=7000}"
 : "${RPVM_TIMEOUT:=300}"
 : "${RUN_DIR:=/tmp}"
+
+# The kernel's YNL CLI (from the linux-source the deps step unpacked) on
+# the rocepath spec. --no-schema: validating the spec against the schema
+# takes ~10 s per process under TCG; the static checks validate it once.
+export YNL_DIR=$ROCEPATH_TOP/.cache/linux-src/tools/net/ynl
+YNL_CLI=$YNL_DIR/cli.py
+export YNL_SPEC=$ROCEPATH_TOP/Documentation/netlink/specs/rocepath.yaml
+YNL_CMD="python3 $YNL_CLI --spec $YNL_SPEC --no-schema"
 
 __ksft_n=0
 __ksft_pass=0
@@ -336,4 +357,54 @@ rdma_write_bw() {
 	out=$(wait_bg 2 write_bw 60 2>&1) || rc=1
 	printf '%s\n' "$out" | sed 's/^/h2: /'
 	return "$rc"
+}
+
+# ---- rocepath.ko ----
+
+rp_load() {
+	local n=$1
+	shift
+	on_host "$n" "rmmod rocepath 2>/dev/null; insmod $ROCEPATH_KO $*" >/dev/null
+}
+
+rp_unload() {
+	on_host "$1" "rmmod rocepath 2>/dev/null; true" >/dev/null
+}
+
+rp_load_both() {
+	require_module
+	rp_unload 1
+	rp_unload 2
+	defer rp_unload 2
+	defer rp_unload 1
+	rp_load 1 "$@" && rp_load 2 "$@"
+}
+
+# ---- YNL ----
+
+ynl() {
+	timeout 60 $YNL_CMD "$@"
+}
+
+# The checkout may sit below a directory only root can enter (a clone in
+# /root): uid 65534 then cannot read .cache/linux-src or the spec there, so
+# its YNL runs from copies in the guest's /tmp.
+ynl_stage() {
+	local d=/tmp/rocepath-ynl-unpriv n=$1
+
+	shift
+	on_host "$n" "rm -rf $d && mkdir -p $d && cp -r $YNL_CLI $YNL_DIR/lib $YNL_SPEC $* $d/ &&
+		chmod -R a+rX $d" >/dev/null || return 1
+	echo "$d"
+}
+
+ynl_unpriv() {
+	local d
+
+	d=$(ynl_stage "$1") || return 1
+	echo "setpriv --reuid=65534 --regid=65534 --clear-groups python3 $d/cli.py --spec $d/${YNL_SPEC##*/} --no-schema"
+}
+
+ip_hex() {
+	python3 -c 'import ipaddress,sys; print(ipaddress.ip_address(sys.argv[1]).packed.hex())' "$1"
 }

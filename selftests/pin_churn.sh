@@ -33,14 +33,14 @@ rp_load 1 || ksft_skip_all "cannot load $ROCEPATH_KO"
 defer rp_unload 1
 
 stat() {
-	ynl_fast --do stats-get | python3 -c "import ast,sys; print(ast.literal_eval(sys.stdin.read())['stats']['$1'])"
+	ynl --do stats-get | python3 -c "import ast,sys; print(ast.literal_eval(sys.stdin.read())['stats']['$1'])"
 }
 
 # qps: "lqpn rqpn sport pinned default-sport rule" of h1's tracked QPs;
 # rule is "-" when none matched, else its key as "k=v,..." (sorted keys,
 # binary values in hex: "ibdev=rxe0,remote=c0000202,rqpn=4660").
 qps() {
-	ynl_fast --dump qp-get | python3 -c '
+	ynl --dump qp-get | python3 -c '
 import ast, sys
 for m in ast.literal_eval(sys.stdin.read()):
     q = m["qp"]
@@ -80,7 +80,7 @@ ntfs_ge() {
 	[ "$(grep -c '^NTF qp-' "$RUN_DIR/monitor.out")" -ge "$1" ]
 }
 
-ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50003, 50002, 50001, 50000]}}" >/dev/null
+ynl --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50003, 50002, 50001, 50000]}}" >/dev/null
 
 # 1. Path-set spread on kept QPs.
 keep 8
@@ -92,7 +92,7 @@ got=$(qps | awk '{ print $6 }' | sort -u | tr '\n' ' ')
 [ "$got" = "remote=$R4 " ] &&
 	ksft_pass "qp-get names the path-set rule (remote only)" ||
 	ksft_fail "qp-get names the path-set rule (remote only) (got '$got')"
-out=$(ynl_fast --dump pin-get)
+out=$(ynl --dump pin-get)
 echo "$out" | grep -q "'sport-qps': \[2, 2, 2, 2\]" &&
 	ksft_pass "pin-get counts 2 live QPs per port" ||
 	ksft_fail "pin-get counts 2 live QPs per port ($out)"
@@ -125,7 +125,7 @@ release
 	ksft_fail "a lone QP takes the lowest port (got $got)"
 
 # 3. An exact rule beats the path set; a device-scoped set beats a global one.
-ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"rqpn\": 4660, \"sport\": [60000]}}" >/dev/null
+ynl --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"rqpn\": 4660, \"sport\": [60000]}}" >/dev/null
 keep 2 -r 4660
 got=$(qps | sort -k2n | awk '{ printf "%s:%s ", $2, $3 }')
 rules=$(qps | sort -k2n | awk '{ printf "%s:%s ", $2, $6 }')
@@ -150,7 +150,7 @@ echo "$cli_text" | grep -q "rqpn 4660 .* rule remote $PEER_IP4 rqpn 4660\$" &&
 	echo "$cli_text" | grep -q "rqpn 4661 .* rule remote $PEER_IP4\$" &&
 	ksft_pass "rocepath qp show: the line ends with the rule as pin add takes it" ||
 	ksft_fail "rocepath qp show: the line ends with the rule as pin add takes it ($cli_text)"
-ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"ibdev\": \"$IBDEV\", \"sport\": [55555]}}" >/dev/null
+ynl --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"ibdev\": \"$IBDEV\", \"sport\": [55555]}}" >/dev/null
 keep 1 -r 9999
 got=$(qps | awk '{ print $3 }')
 rules=$(qps | awk '{ print $6 }')
@@ -162,7 +162,7 @@ release
 	ksft_fail "qp-get names the device-scoped rule (ibdev, remote) (got '$rules')"
 
 # 4. No rule: listed unpinned, on the default port.
-ynl_fast --do pin-flush >/dev/null
+ynl --do pin-flush >/dev/null
 keep 1
 got=$(qps | awk '{ print $4, ($3 == $5), $6 }')
 release
@@ -171,7 +171,7 @@ release
 	ksft_fail "without a rule a QP is unpinned, with no rule, on its default port (got '$got')"
 
 # 5. 10,000 create/modify/destroy cycles leave nothing behind.
-ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000, 50001]}}" >/dev/null
+ynl --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000, 50001]}}" >/dev/null
 seen0=$(stat qps-pinned)
 out=$("$CHURN" -d "$IBDEV" -g "$GIDX" -a "$PEER_IP4" -n 10000 2>&1)
 log "$out"
@@ -181,7 +181,7 @@ left=$(stat qps)
 	ksft_fail "10,000 cycles: 10,000 QPs pinned (got $((seen1 - seen0)))"
 [ "$left" = 0 ] && ksft_pass "10,000 cycles: no stale QP entry" ||
 	ksft_fail "10,000 cycles: no stale QP entry ($left left)"
-out=$(ynl_fast --dump pin-get)
+out=$(ynl --dump pin-get)
 echo "$out" | grep -q "'sport-qps': \[0, 0\]" &&
 	ksft_pass "10,000 cycles: per-port counts back to 0" ||
 	ksft_fail "10,000 cycles: per-port counts back to 0 ($out)"
@@ -209,7 +209,7 @@ fi
 got=$(qps | wc -l)
 [ "$got" = 0 ] && ksft_pass "a failed RTR leaves no entry in qp-get" ||
 	ksft_fail "a failed RTR leaves no entry in qp-get ($(qps))"
-out=$(ynl_fast --dump pin-get)
+out=$(ynl --dump pin-get)
 echo "$out" | grep -q "'sport-qps': \[0, 0\]" &&
 	ksft_pass "a failed RTR leaves no live-QP count on its port" ||
 	ksft_fail "a failed RTR leaves no live-QP count on its port ($out)"
@@ -224,7 +224,7 @@ got=$(qps | awk '{ print $2, $3, $4, $6 }')
 [ "$got" = "4660 50000 1 remote=$R4" ] &&
 	ksft_pass "a valid RTR after a failed one pins normally; a failed re-modify keeps it" ||
 	ksft_fail "a valid RTR after a failed one pins normally; a failed re-modify keeps it (got '$got')"
-out=$(ynl_fast --dump pin-get)
+out=$(ynl --dump pin-get)
 rb2=$(stat qps-rolled-back)
 echo "$out" | grep -q "'sport-qps': \[1, 0\]" && [ "$((rb2 - rb0))" = 2 ] &&
 	ksft_pass "a failed re-modify is rolled back with its port count" ||
@@ -246,7 +246,7 @@ rb0=$(stat qps-rolled-back)
 fails=$("$CHURN" -d "$IBDEV" -g "$GIDX" -a "$PEER_IP4" -n 1000 -f 2>&1 | grep -c "fail .*(expected)$")
 rb1=$(stat qps-rolled-back)
 left=$(stat qps)
-out=$(ynl_fast --dump pin-get)
+out=$(ynl --dump pin-get)
 [ "$fails" = 2000 ] && [ "$((rb1 - rb0))" = 2000 ] && [ "$left" = 0 ] &&
 	echo "$out" | grep -q "'sport-qps': \[0, 0\]" &&
 	ksft_pass "1,000 cycles with 2,000 rejected modifies: all rolled back, nothing left" ||

@@ -41,7 +41,7 @@ for i in $(seq 1 20); do
 	[ "$(awk '$3 ~ /^(_ib_modify_qp|ib_destroy_qp_user)\+/ { sub(/\+.*/, "", $3); print $2, $3 }' <<<"$list" |
 	     LC_ALL=C sort | tr '\n' ' ')" = "r _ib_modify_qp r ib_destroy_qp_user " ] &&
 		probed=1 || log_list=$list
-	ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000, 50001]}}" >/dev/null ||
+	ynl --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000, 50001]}}" >/dev/null ||
 		log "pin-add in cycle $i failed"
 	sleep 0.5
 	rmmod rocepath || { ok=0; log "rmmod $i failed"; break; }

@@ -32,14 +32,14 @@ pin() {
 	if [ -x "$RP" ] && on_host "$1" "$RP pin add remote $2 sport $ports" >/dev/null; then
 		return 0
 	fi
-	on_host "$1" "$YNL --no-schema --do pin-add --json '{\"pin\": {\"remote\": \"$(ip_hex "$2")\", \"sport\": [$ports]}}'" >/dev/null
+	on_host "$1" "$YNL_CMD --do pin-add --json '{\"pin\": {\"remote\": \"$(ip_hex "$2")\", \"sport\": [$ports]}}'" >/dev/null
 }
 
 flush() {
 	if [ -x "$RP" ] && on_host "$1" "$RP pin flush" >/dev/null; then
 		return 0
 	fi
-	on_host "$1" "$YNL --no-schema --do pin-flush" >/dev/null
+	on_host "$1" "$YNL_CMD --do pin-flush" >/dev/null
 }
 
 # wire NAME SRC: "sport dqpn packets" lines of SRC's RoCEv2 packets.

@@ -14,10 +14,12 @@ import sys
 import time
 
 TOP = os.environ.get('ROCEPATH_TOP', os.getcwd())
-sys.path.append(os.path.join(TOP, '.cache/linux-src/tools/net/ynl'))
+# selftests/lib.sh exports YNL_DIR and YNL_SPEC; an unprivileged run gets
+# readable copies (ynl_stage) since the checkout may be below /root.
+sys.path.append(os.environ.get('YNL_DIR', os.path.join(TOP, '.cache/linux-src/tools/net/ynl')))
 from lib import YnlFamily, NlError  # noqa: E402
 
-SPEC = os.path.join(TOP, 'Documentation/netlink/specs/rocepath.yaml')
+SPEC = os.environ.get('YNL_SPEC', os.path.join(TOP, 'Documentation/netlink/specs/rocepath.yaml'))
 SCHEMA = os.path.join(TOP, '.cache/linux-src/Documentation/netlink/genetlink-legacy.yaml')
 
 n = 0

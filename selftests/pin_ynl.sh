@@ -21,14 +21,22 @@ defer rp_unload 1
 
 # run_py CMD...: turn pin_ynl.py's PASS/FAIL lines into TAP results.
 run_py() {
-	local st rest
+	local st rest out rc
+
+	out=$(mktemp)
+	"$@" >"$out" 2>&1
+	rc=$?
 	while read -r st rest; do
 		case $st in
 		PASS) ksft_pass "$rest" ;;
 		FAIL) ksft_fail "$rest" ;;
 		*) echo "# $st $rest" ;;
 		esac
-	done < <("$@" 2>&1)
+	done <"$out"
+	# A run that dies before its first result (an import error) must not
+	# vanish from the count.
+	grep -q "^# counts " "$out" || ksft_fail "$*: exited with $rc before reporting"
+	rm -f "$out"
 }
 
 # 1. cli.py: devices, then add, dump and delete a pin.
@@ -38,18 +46,18 @@ echo "$out" | grep -q "'ibdev': '$IBDEV'" && echo "$out" | grep -q "'roce-v2': 1
 	ksft_pass "cli.py dev-get dumps $IBDEV with RoCEv2 GIDs" ||
 	ksft_fail "cli.py dev-get dumps $IBDEV with RoCEv2 GIDs"
 ksft_test "cli.py pin-add of an IPv4 path set" \
-	ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50001, 50000, 50000]}}"
-out=$(ynl_fast --dump pin-get 2>&1)
+	ynl --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50001, 50000, 50000]}}"
+out=$(ynl --dump pin-get 2>&1)
 log "$out"
 echo "$out" | grep -q "'sport': \[50000, 50001\]" && echo "$out" | grep -q "'sport-qps': \[0, 0\]" &&
 	ksft_pass "cli.py pin-get shows it (ports sorted, duplicate merged)" ||
 	ksft_fail "cli.py pin-get shows it"
 ksft_test "cli.py pin-del of the rule" \
-	ynl_fast --do pin-del --json "{\"pin\": {\"remote\": \"$R4\"}}"
-out=$(ynl_fast --dump pin-get 2>&1)
+	ynl --do pin-del --json "{\"pin\": {\"remote\": \"$R4\"}}"
+out=$(ynl --dump pin-get 2>&1)
 [ "$out" = "[]" ] && ksft_pass "cli.py pin-get is empty again" ||
 	ksft_fail "cli.py pin-get is empty again ($out)"
-ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000]}}" >/dev/null
+ynl --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000]}}" >/dev/null
 
 # 2. The rest through the YNL library (one process: fast under TCG).
 run_py python3 selftests/pin_ynl.py main "$PEER_IP4" "$PEER_IP6" "$IBDEV"
@@ -62,9 +70,12 @@ else
 fi
 
 # 3. Unprivileged: every change is EPERM, reads work.
-ynl_fast --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000]}}" >/dev/null
-run_py setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
-	--bounding-set=-all python3 selftests/pin_ynl.py unpriv "$PEER_IP4"
+ynl --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000]}}" >/dev/null
+# Python opens its script by absolute path, so it is staged too.
+YNL_PUB=$(ynl_stage 1 "$ROCEPATH_TOP/selftests/pin_ynl.py") || YNL_PUB=/nonexistent
+YNL_DIR=$YNL_PUB YNL_SPEC=$YNL_PUB/${YNL_SPEC##*/} \
+	run_py setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+	--bounding-set=-all python3 "$YNL_PUB/pin_ynl.py" unpriv "$PEER_IP4"
 
 # 4. Limits are module parameters.
 rp_load 1 max_rules=2 max_sports=4
@@ -84,7 +95,7 @@ ntf_bound() {
 	sleep 1
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
-	st=$(ynl_fast --do stats-get --output-json)
+	st=$(ynl --do stats-get --output-json)
 	echo "$st" | jq -c '.stats | {"ntf-dropped", "ntf-queue-limit"}'
 	grep -m3 NTF "$mon"
 	if grep -q "NTF qp-add-ntf" "$mon"; then

@@ -55,8 +55,57 @@ int cli_nl_err(struct rp_nl *nl, int ret, const char *what);
 int cli_missing(const char *what);
 int cli_unknown(const char *object, const char *arg);
 int cli_dup(const char *what);
+/* The value of a "dev IBDEV" argument: given once, present, a valid name (copied to ibdev, RP_IBDEV_LEN). */
+int cli_ibdev_arg(const char *val, char *ibdev);
 /* Parses an optional "dev IBDEV" (the only argument of show commands). */
 int cli_dev_filter(int argc, char **argv, const char *cmd, const char **ibdev);
+
+/*
+ * Table-driven glue, as iproute2's rdma tool does it: an object is a table
+ * of verbs, the first the default (argc == 0); argv[0] picks a verb by
+ * prefix in table order, "help" calls usage, anything else is an error.
+ */
+struct cli_verb {
+	const char *name;
+	rp_cmd_fn fn;		/* gets the words after the verb */
+};
+int cli_dispatch(const char *object, const struct cli_verb *verbs,
+		 void (*usage)(void), int argc, char **argv,
+		 const struct rp_cli *cli);
+
+/*
+ * The one show path: takes "[dev IBDEV]" (by_dev) or no argument, opens
+ * the family, runs dump_print (which dumps, then prints each object) inside
+ * a JSON array (or as one object with single), and names cmd in errors.
+ */
+struct cli_show {
+	const char *cmd;	/* "qp show" */
+	bool by_dev;
+	bool single;		/* one object, not an array (stats) */
+	int (*dump_print)(struct rp_nl *nl, const char *ibdev, struct rp_out *o);
+};
+int cli_show(const struct cli_show *s, int argc, char **argv,
+	     const struct rp_cli *cli);
+/* The one change path without output (flow reset, pin flush): same arguments. */
+int cli_do(const char *cmd, bool by_dev,
+	   int (*fn)(struct rp_nl *nl, const char *ibdev), int argc,
+	   char **argv, const struct rp_cli *cli);
+
+/*
+ * Defines fn(nl, ibdev, o) for cli_show: dumps into a set_t with dump,
+ * prints each element with print, frees the set with release.
+ */
+#define CLI_DUMP_PRINT(fn, set_t, dump, print, release)			\
+static int fn(struct rp_nl *nl, const char *ibdev, struct rp_out *o)	\
+{									\
+	set_t set = { 0 };						\
+	int ret = dump(nl, ibdev, &set);				\
+									\
+	for (size_t i = 0; !ret && i < set.n; i++)			\
+		print(o, &set.v[i]);					\
+	release(&set);							\
+	return ret;							\
+}
 
 /* Object fields for show and monitor (no open/close, no newline). */
 void cli_qp_fields(struct rp_out *o, const struct rp_qp *q);

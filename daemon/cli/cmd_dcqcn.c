@@ -3,13 +3,14 @@
  * rocepath dcqcn show [dev IBDEV]
  * rocepath dcqcn set dev IBDEV PARAM VALUE [PARAM VALUE ...]
  * PARAM names are mlx5's debugfs cc_params file names plus np_enable and
- * rp_enable; values are unsigned integers, range-checked by the kernel.
+ * rp_enable; values are unsigned integers in the spec's range for each
+ * (checked here and again by the kernel's policy).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 #include "parse.h"
 
 static void dcqcn_print(struct rp_out *o, const struct rp_dcqcn *d)
@@ -35,32 +36,16 @@ static void dcqcn_print(struct rp_out *o, const struct rp_dcqcn *d)
 	rp_out_nl(o);
 }
 
+CLI_DUMP_PRINT(dcqcn_dump_print, struct rp_dcqcns, rp_dcqcn_dump, dcqcn_print,
+	       rp_dcqcns_free)
+
 static int dcqcn_show(int argc, char **argv, const struct rp_cli *cli)
 {
-	struct rp_dcqcns v = { 0 };
-	const char *ibdev;
-	struct rp_nl *nl;
-	int ret;
+	static const struct cli_show show = {
+		.cmd = "dcqcn show", .by_dev = true, .dump_print = dcqcn_dump_print,
+	};
 
-	ret = cli_dev_filter(argc, argv, "dcqcn show", &ibdev);
-	if (ret)
-		return ret;
-	ret = cli_nl_open(cli, &nl);
-	if (ret)
-		return ret;
-	ret = rp_dcqcn_dump(nl, ibdev, &v);
-	if (ret) {
-		cli_nl_err(nl, ret, "dcqcn show");
-		goto out;
-	}
-	rp_out_open_array(cli->out, NULL);
-	for (size_t i = 0; i < v.n; i++)
-		dcqcn_print(cli->out, &v.v[i]);
-	rp_out_close_array(cli->out);
-out:
-	rp_dcqcns_free(&v);
-	rp_nl_close(nl);
-	return ret;
+	return cli_show(&show, argc, argv, cli);
 }
 
 static int dcqcn_set(int argc, char **argv, const struct rp_cli *cli)
@@ -71,25 +56,22 @@ static int dcqcn_set(int argc, char **argv, const struct rp_cli *cli)
 
 	while (argc > 0) {
 		const char *kw = argv[0], *val = argc > 1 ? argv[1] : NULL;
+		const struct rp_dcqcn_param *p;
 		uint32_t x;
-		int attr;
+		int i;
 
 		if (!strcmp(kw, "dev")) {
-			if (d.ibdev[0])
-				return cli_dup("dev");
-			if (!val)
-				return cli_missing("dev");
-			if (rp_parse_ibdev(val))
-				return rp_error("dev: \"%s\" is not a valid device name",
-						val);
-			strcpy(d.ibdev, val);
+			ret = cli_ibdev_arg(val, d.ibdev);
+			if (ret)
+				return ret;
 			RP_SET(&d, ROCEPATH_A_DCQCN_IBDEV);
 		} else {
-			attr = rp_dcqcn_attr(kw);
-			if (attr < 0)
+			i = rp_dcqcn_param_find(kw);
+			if (i < 0)
 				return rp_error("dcqcn set: unknown parameter \"%s\", try \"rocepath dcqcn help\"",
 						kw);
-			if (RP_HAS(&d, attr))
+			p = &rp_dcqcn_params[i];
+			if (RP_HAS(&d, p->attr))
 				return cli_dup(kw);
 			if (!val)
 				return cli_missing(kw);
@@ -97,11 +79,12 @@ static int dcqcn_set(int argc, char **argv, const struct rp_cli *cli)
 			if (ret)
 				return rp_error("%s: \"%s\" is not an unsigned 32-bit number",
 						kw, val);
-			if ((attr == ROCEPATH_A_DCQCN_NP_ENABLE ||
-			     attr == ROCEPATH_A_DCQCN_RP_ENABLE) && x > 1)
-				return rp_error("%s: must be 0 or 1", kw);
-			d.val[attr] = x;
-			RP_SET(&d, attr);
+			/* The spec's range, worded as the kernel's policy rejection. */
+			if (x < p->min || x > p->max)
+				return rp_error("%s out of range %u..%u", kw, p->min,
+						p->max);
+			d.val[p->attr] = x;
+			RP_SET(&d, p->attr);
 			nparams++;
 		}
 		argc -= 2;
@@ -142,14 +125,10 @@ static void dcqcn_usage(void)
 
 int cmd_dcqcn(int argc, char **argv, const struct rp_cli *cli)
 {
-	if (argc < 1 || rp_matches(argv[0], "show") || rp_matches(argv[0], "list"))
-		return dcqcn_show(argc ? argc - 1 : 0, argv + !!argc, cli);
-	if (rp_matches(argv[0], "set"))
-		return dcqcn_set(argc - 1, argv + 1, cli);
-	if (rp_matches(argv[0], "help")) {
-		dcqcn_usage();
-		return 0;
-	}
-	return rp_error("dcqcn: unknown command \"%s\", try \"rocepath dcqcn help\"",
-			argv[0]);
+	static const struct cli_verb verbs[] = {
+		{ "show", dcqcn_show }, { "list", dcqcn_show },
+		{ "set", dcqcn_set }, { NULL, NULL },
+	};
+
+	return cli_dispatch("dcqcn", verbs, dcqcn_usage, argc, argv, cli);
 }

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 #include "parse.h"
 
 static const char *gid_type(uint32_t t)
@@ -67,46 +67,35 @@ void cli_dev_fields(struct rp_out *o, const struct rp_dev *d)
 	}
 }
 
+static void dev_print(struct rp_out *o, const struct rp_dev *d)
+{
+	rp_out_open_object(o, NULL);
+	cli_dev_fields(o, d);
+	rp_out_close_object(o);
+	rp_out_nl(o);
+}
+
+CLI_DUMP_PRINT(dev_dump_print, struct rp_devs, rp_dev_dump, dev_print, rp_devs_free)
+
 static int dev_show(int argc, char **argv, const struct rp_cli *cli)
 {
-	struct rp_devs devs = { 0 };
-	const char *ibdev = NULL;
-	struct rp_nl *nl;
-	int ret;
+	static const struct cli_show show = {
+		.cmd = "dev show", .by_dev = true, .dump_print = dev_dump_print,
+	};
 
-	ret = cli_dev_filter(argc, argv, "dev show", &ibdev);
-	if (ret)
-		return ret;
-	ret = cli_nl_open(cli, &nl);
-	if (ret)
-		return ret;
-	ret = rp_dev_dump(nl, ibdev, &devs);
-	if (ret) {
-		ret = cli_nl_err(nl, ret, "dev show");
-		goto out;
-	}
-	rp_out_open_array(cli->out, NULL);
-	for (size_t i = 0; i < devs.n; i++) {
-		rp_out_open_object(cli->out, NULL);
-		cli_dev_fields(cli->out, &devs.v[i]);
-		rp_out_close_object(cli->out);
-		rp_out_nl(cli->out);
-	}
-	rp_out_close_array(cli->out);
-out:
-	rp_devs_free(&devs);
-	rp_nl_close(nl);
-	return ret;
+	return cli_show(&show, argc, argv, cli);
+}
+
+static void dev_usage(void)
+{
+	printf("Usage: rocepath dev show [dev IBDEV]\n");
 }
 
 int cmd_dev(int argc, char **argv, const struct rp_cli *cli)
 {
-	if (argc < 1 || rp_matches(argv[0], "show") || rp_matches(argv[0], "list"))
-		return dev_show(argc ? argc - 1 : 0, argv + !!argc, cli);
-	if (rp_matches(argv[0], "help")) {
-		printf("Usage: rocepath dev show [dev IBDEV]\n");
-		return 0;
-	}
-	return rp_error("dev: unknown command \"%s\", try \"rocepath dev help\"",
-			argv[0]);
+	static const struct cli_verb verbs[] = {
+		{ "show", dev_show }, { "list", dev_show }, { NULL, NULL },
+	};
+
+	return cli_dispatch("dev", verbs, dev_usage, argc, argv, cli);
 }

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 
 static void flow_print(struct rp_out *o, const struct rp_flow *f)
 {
@@ -39,64 +39,34 @@ static void flow_print(struct rp_out *o, const struct rp_flow *f)
 	rp_out_nl(o);
 }
 
+CLI_DUMP_PRINT(flow_dump_print, struct rp_flows, rp_flow_dump, flow_print, rp_flows_free)
+
 static int flow_show(int argc, char **argv, const struct rp_cli *cli)
 {
-	struct rp_flows flows = { 0 };
-	const char *ibdev;
-	struct rp_nl *nl;
-	int ret;
+	static const struct cli_show show = {
+		.cmd = "flow show", .by_dev = true, .dump_print = flow_dump_print,
+	};
 
-	ret = cli_dev_filter(argc, argv, "flow show", &ibdev);
-	if (ret)
-		return ret;
-	ret = cli_nl_open(cli, &nl);
-	if (ret)
-		return ret;
-	ret = rp_flow_dump(nl, ibdev, &flows);
-	if (ret) {
-		cli_nl_err(nl, ret, "flow show");
-		goto out;
-	}
-	rp_out_open_array(cli->out, NULL);
-	for (size_t i = 0; i < flows.n; i++)
-		flow_print(cli->out, &flows.v[i]);
-	rp_out_close_array(cli->out);
-out:
-	rp_flows_free(&flows);
-	rp_nl_close(nl);
-	return ret;
+	return cli_show(&show, argc, argv, cli);
 }
 
 static int flow_reset(int argc, char **argv, const struct rp_cli *cli)
 {
-	const char *ibdev;
-	struct rp_nl *nl;
-	int ret;
+	return cli_do("flow reset", true, rp_flow_reset, argc, argv, cli);
+}
 
-	ret = cli_dev_filter(argc, argv, "flow reset", &ibdev);
-	if (ret)
-		return ret;
-	ret = cli_nl_open(cli, &nl);
-	if (ret)
-		return ret;
-	ret = rp_flow_reset(nl, ibdev);
-	if (ret)
-		cli_nl_err(nl, ret, "flow reset");
-	rp_nl_close(nl);
-	return ret;
+static void flow_usage(void)
+{
+	printf("Usage: rocepath flow show [dev IBDEV]\n"
+	       "       rocepath flow reset [dev IBDEV]\n");
 }
 
 int cmd_flow(int argc, char **argv, const struct rp_cli *cli)
 {
-	if (argc < 1 || rp_matches(argv[0], "show") || rp_matches(argv[0], "list"))
-		return flow_show(argc ? argc - 1 : 0, argv + !!argc, cli);
-	if (rp_matches(argv[0], "reset"))
-		return flow_reset(argc - 1, argv + 1, cli);
-	if (rp_matches(argv[0], "help")) {
-		printf("Usage: rocepath flow show [dev IBDEV]\n"
-		       "       rocepath flow reset [dev IBDEV]\n");
-		return 0;
-	}
-	return rp_error("flow: unknown command \"%s\", try \"rocepath flow help\"",
-			argv[0]);
+	static const struct cli_verb verbs[] = {
+		{ "show", flow_show }, { "list", flow_show },
+		{ "reset", flow_reset }, { NULL, NULL },
+	};
+
+	return cli_dispatch("flow", verbs, flow_usage, argc, argv, cli);
 }

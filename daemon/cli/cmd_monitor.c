@@ -16,7 +16,7 @@
 #include <libmnl/libmnl.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 
 struct mon {
 	const struct rp_cli *cli;

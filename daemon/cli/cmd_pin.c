@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 #include "parse.h"
 #include "pins.h"
 
@@ -69,14 +69,9 @@ static int parse_pin(int argc, char **argv, const char *cmd, bool with_sports,
 						ROCEPATH_SPORT_MIN,
 						ROCEPATH_SPORT_MAX);
 		} else if (!strcmp(kw, "dev")) {
-			if (p->ibdev[0])
-				return cli_dup("dev");
-			if (!val)
-				return cli_missing("dev");
-			if (rp_parse_ibdev(val))
-				return rp_error("dev: \"%s\" is not a valid device name",
-						val);
-			strcpy(p->ibdev, val);
+			ret = cli_ibdev_arg(val, p->ibdev);
+			if (ret)
+				return ret;
 			RP_SET(p, ROCEPATH_A_PIN_IBDEV);
 		} else if (!strcmp(kw, "rqpn") || !strcmp(kw, "lqpn")) {
 			int attr = kw[0] == 'r' ? ROCEPATH_A_PIN_RQPN :
@@ -133,47 +128,33 @@ out:
 	return ret;
 }
 
+/* Pins are not per device: the dump takes no filter. */
+static int pin_dump(struct rp_nl *nl, const char *ibdev, struct rp_pins *set)
+{
+	(void)ibdev;
+	return rp_pin_dump(nl, set);
+}
+
+CLI_DUMP_PRINT(pin_dump_print, struct rp_pins, pin_dump, rp_pin_print, rp_pins_free)
+
 static int pin_show(int argc, char **argv, const struct rp_cli *cli)
 {
-	struct rp_pins pins = { 0 };
-	struct rp_nl *nl;
-	int ret;
+	static const struct cli_show show = {
+		.cmd = "pin show", .dump_print = pin_dump_print,
+	};
 
-	if (argc)
-		return cli_unknown("pin show", argv[0]);
-	ret = cli_nl_open(cli, &nl);
-	if (ret)
-		return ret;
-	ret = rp_pin_dump(nl, &pins);
-	if (ret) {
-		cli_nl_err(nl, ret, "pin show");
-		goto out;
-	}
-	rp_out_open_array(cli->out, NULL);
-	for (size_t i = 0; i < pins.n; i++)
-		rp_pin_print(cli->out, &pins.v[i]);
-	rp_out_close_array(cli->out);
-out:
-	rp_pins_free(&pins);
-	rp_nl_close(nl);
-	return ret;
+	return cli_show(&show, argc, argv, cli);
+}
+
+static int flush_all(struct rp_nl *nl, const char *ibdev)
+{
+	(void)ibdev;
+	return rp_pin_flush(nl, NULL);
 }
 
 static int pin_flush(int argc, char **argv, const struct rp_cli *cli)
 {
-	struct rp_nl *nl;
-	int ret;
-
-	if (argc)
-		return cli_unknown("pin flush", argv[0]);
-	ret = cli_nl_open(cli, &nl);
-	if (ret)
-		return ret;
-	ret = rp_pin_flush(nl, NULL);
-	if (ret)
-		cli_nl_err(nl, ret, "pin flush");
-	rp_nl_close(nl);
-	return ret;
+	return cli_do("pin flush", false, flush_all, argc, argv, cli);
 }
 
 static int pin_replace(int argc, char **argv, const struct rp_cli *cli)
@@ -225,22 +206,23 @@ static void pin_usage(void)
 	       ROCEPATH_SPORT_MIN, ROCEPATH_SPORT_MAX);
 }
 
+static int pin_add(int argc, char **argv, const struct rp_cli *cli)
+{
+	return pin_change(argc, argv, cli, true);
+}
+
+static int pin_del(int argc, char **argv, const struct rp_cli *cli)
+{
+	return pin_change(argc, argv, cli, false);
+}
+
 int cmd_pin(int argc, char **argv, const struct rp_cli *cli)
 {
-	if (argc < 1 || rp_matches(argv[0], "show") || rp_matches(argv[0], "list"))
-		return pin_show(argc ? argc - 1 : 0, argv + !!argc, cli);
-	if (rp_matches(argv[0], "add"))
-		return pin_change(argc - 1, argv + 1, cli, true);
-	if (rp_matches(argv[0], "delete"))
-		return pin_change(argc - 1, argv + 1, cli, false);
-	if (rp_matches(argv[0], "flush"))
-		return pin_flush(argc - 1, argv + 1, cli);
-	if (rp_matches(argv[0], "replace"))
-		return pin_replace(argc - 1, argv + 1, cli);
-	if (rp_matches(argv[0], "help")) {
-		pin_usage();
-		return 0;
-	}
-	return rp_error("pin: unknown command \"%s\", try \"rocepath pin help\"",
-			argv[0]);
+	static const struct cli_verb verbs[] = {
+		{ "show", pin_show }, { "list", pin_show }, { "add", pin_add },
+		{ "delete", pin_del }, { "flush", pin_flush },
+		{ "replace", pin_replace }, { NULL, NULL },
+	};
+
+	return cli_dispatch("pin", verbs, pin_usage, argc, argv, cli);
 }

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 #include "pins.h"
 
 static const char *qp_type(uint32_t t)
@@ -47,46 +47,35 @@ void cli_qp_fields(struct rp_out *o, const struct rp_qp *q)
 	rp_qp_rule_print(o, q);
 }
 
+static void qp_print(struct rp_out *o, const struct rp_qp *q)
+{
+	rp_out_open_object(o, NULL);
+	cli_qp_fields(o, q);
+	rp_out_close_object(o);
+	rp_out_nl(o);
+}
+
+CLI_DUMP_PRINT(qp_dump_print, struct rp_qps, rp_qp_dump, qp_print, rp_qps_free)
+
 static int qp_show(int argc, char **argv, const struct rp_cli *cli)
 {
-	struct rp_qps qps = { 0 };
-	const char *ibdev;
-	struct rp_nl *nl;
-	int ret;
+	static const struct cli_show show = {
+		.cmd = "qp show", .by_dev = true, .dump_print = qp_dump_print,
+	};
 
-	ret = cli_dev_filter(argc, argv, "qp show", &ibdev);
-	if (ret)
-		return ret;
-	ret = cli_nl_open(cli, &nl);
-	if (ret)
-		return ret;
-	ret = rp_qp_dump(nl, ibdev, &qps);
-	if (ret) {
-		cli_nl_err(nl, ret, "qp show");
-		goto out;
-	}
-	rp_out_open_array(cli->out, NULL);
-	for (size_t i = 0; i < qps.n; i++) {
-		rp_out_open_object(cli->out, NULL);
-		cli_qp_fields(cli->out, &qps.v[i]);
-		rp_out_close_object(cli->out);
-		rp_out_nl(cli->out);
-	}
-	rp_out_close_array(cli->out);
-out:
-	rp_qps_free(&qps);
-	rp_nl_close(nl);
-	return ret;
+	return cli_show(&show, argc, argv, cli);
+}
+
+static void qp_usage(void)
+{
+	printf("Usage: rocepath qp show [dev IBDEV]\n");
 }
 
 int cmd_qp(int argc, char **argv, const struct rp_cli *cli)
 {
-	if (argc < 1 || rp_matches(argv[0], "show") || rp_matches(argv[0], "list"))
-		return qp_show(argc ? argc - 1 : 0, argv + !!argc, cli);
-	if (rp_matches(argv[0], "help")) {
-		printf("Usage: rocepath qp show [dev IBDEV]\n");
-		return 0;
-	}
-	return rp_error("qp: unknown command \"%s\", try \"rocepath qp help\"",
-			argv[0]);
+	static const struct cli_verb verbs[] = {
+		{ "show", qp_show }, { "list", qp_show }, { NULL, NULL },
+	};
+
+	return cli_dispatch("qp", verbs, qp_usage, argc, argv, cli);
 }

@@ -3,13 +3,33 @@
 #include <string.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 
-int cmd_stats(int argc, char **argv, const struct rp_cli *cli)
+static int stats_print(struct rp_nl *nl, const char *ibdev, struct rp_out *o)
 {
 	struct rp_stats st;
-	struct rp_nl *nl;
 	int ret;
+
+	(void)ibdev;
+	ret = rp_stats_get(nl, &st);
+	for (int a = 0; !ret && a <= ROCEPATH_A_STATS_MAX; a++) {
+		const char *name = rp_stats_name(a);
+		char fmt[64];
+
+		if (!name || !RP_HAS(&st, a))
+			continue;
+		snprintf(fmt, sizeof(fmt), "%-24s %%llu\n", name);
+		rp_out_uint(o, name, fmt, st.val[a]);
+	}
+	return ret;
+}
+
+/* "stats" and "stats show" are the same; other words are arguments. */
+int cmd_stats(int argc, char **argv, const struct rp_cli *cli)
+{
+	static const struct cli_show show = {
+		.cmd = "stats", .single = true, .dump_print = stats_print,
+	};
 
 	if (argc && rp_matches(argv[0], "show")) {
 		argc--;
@@ -19,28 +39,5 @@ int cmd_stats(int argc, char **argv, const struct rp_cli *cli)
 		printf("Usage: rocepath stats\n");
 		return 0;
 	}
-	if (argc)
-		return cli_unknown("stats", argv[0]);
-	ret = cli_nl_open(cli, &nl);
-	if (ret)
-		return ret;
-	ret = rp_stats_get(nl, &st);
-	if (ret) {
-		cli_nl_err(nl, ret, "stats");
-		goto out;
-	}
-	rp_out_open_object(cli->out, NULL);
-	for (int a = 0; a <= ROCEPATH_A_STATS_MAX; a++) {
-		const char *name = rp_stats_name(a);
-		char fmt[64];
-
-		if (!name || !RP_HAS(&st, a))
-			continue;
-		snprintf(fmt, sizeof(fmt), "%-24s %%llu\n", name);
-		rp_out_uint(cli->out, name, fmt, st.val[a]);
-	}
-	rp_out_close_object(cli->out);
-out:
-	rp_nl_close(nl);
-	return ret;
+	return cli_show(&show, argc, argv, cli);
 }

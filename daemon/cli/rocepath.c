@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "nl.h"
+#include "rp_netlink.h"
 #include "parse.h"
 
 #define ROCEPATH_VERSION "0.1"
@@ -108,19 +108,31 @@ int cli_dup(const char *what)
 	return rp_error("%s: given twice", what);
 }
 
+int cli_ibdev_arg(const char *val, char *ibdev)
+{
+	if (ibdev[0])
+		return cli_dup("dev");
+	if (!val)
+		return cli_missing("dev");
+	if (rp_parse_ibdev(val))
+		return rp_error("dev: \"%s\" is not a valid device name", val);
+	strcpy(ibdev, val);
+	return 0;
+}
+
 int cli_dev_filter(int argc, char **argv, const char *cmd, const char **ibdev)
 {
+	char name[RP_IBDEV_LEN] = "";
+
 	*ibdev = NULL;
 	while (argc > 0) {
+		int ret;
+
 		if (strcmp(argv[0], "dev"))
 			return cli_unknown(cmd, argv[0]);
-		if (*ibdev)
-			return cli_dup("dev");
-		if (argc < 2)
-			return cli_missing("dev");
-		if (rp_parse_ibdev(argv[1]))
-			return rp_error("dev: \"%s\" is not a valid device name",
-					argv[1]);
+		ret = cli_ibdev_arg(argc > 1 ? argv[1] : NULL, name);
+		if (ret)
+			return ret;
 		*ibdev = argv[1];
 		argc -= 2;
 		argv += 2;

@@ -11,100 +11,47 @@
 
 #include "objs.h"
 
-static const char *const dcqcn_names[ROCEPATH_A_DCQCN_MAX + 1] = {
-	[ROCEPATH_A_DCQCN_NP_ENABLE] = "np_enable",
-	[ROCEPATH_A_DCQCN_RP_ENABLE] = "rp_enable",
-	[ROCEPATH_A_DCQCN_RP_CLAMP_TGT_RATE] = "rp_clamp_tgt_rate",
-	[ROCEPATH_A_DCQCN_RP_CLAMP_TGT_RATE_ATI] = "rp_clamp_tgt_rate_ati",
-	[ROCEPATH_A_DCQCN_RP_TIME_RESET] = "rp_time_reset",
-	[ROCEPATH_A_DCQCN_RP_BYTE_RESET] = "rp_byte_reset",
-	[ROCEPATH_A_DCQCN_RP_THRESHOLD] = "rp_threshold",
-	[ROCEPATH_A_DCQCN_RP_AI_RATE] = "rp_ai_rate",
-	[ROCEPATH_A_DCQCN_RP_MAX_RATE] = "rp_max_rate",
-	[ROCEPATH_A_DCQCN_RP_HAI_RATE] = "rp_hai_rate",
-	[ROCEPATH_A_DCQCN_RP_MIN_DEC_FAC] = "rp_min_dec_fac",
-	[ROCEPATH_A_DCQCN_RP_MIN_RATE] = "rp_min_rate",
-	[ROCEPATH_A_DCQCN_RP_RATE_TO_SET_ON_FIRST_CNP] =
-		"rp_rate_to_set_on_first_cnp",
-	[ROCEPATH_A_DCQCN_RP_DCE_TCP_G] = "rp_dce_tcp_g",
-	[ROCEPATH_A_DCQCN_RP_DCE_TCP_RTT] = "rp_dce_tcp_rtt",
-	[ROCEPATH_A_DCQCN_RP_RATE_REDUCE_MONITOR_PERIOD] =
-		"rp_rate_reduce_monitor_period",
-	[ROCEPATH_A_DCQCN_RP_INITIAL_ALPHA_VALUE] = "rp_initial_alpha_value",
-	[ROCEPATH_A_DCQCN_RP_GD] = "rp_gd",
-	[ROCEPATH_A_DCQCN_NP_MIN_TIME_BETWEEN_CNPS] = "np_min_time_between_cnps",
-	[ROCEPATH_A_DCQCN_NP_CNP_DSCP] = "np_cnp_dscp",
-	[ROCEPATH_A_DCQCN_NP_CNP_PRIO_MODE] = "np_cnp_prio_mode",
-	[ROCEPATH_A_DCQCN_NP_CNP_PRIO] = "np_cnp_prio",
-};
+/* The parameters are consecutive attributes, np-enable .. np-cnp-prio. */
+static const struct rp_dcqcn_param *dcqcn_param(int attr)
+{
+	int i = attr - ROCEPATH_A_DCQCN_NP_ENABLE;
 
-static const char *const stats_names[ROCEPATH_A_STATS_MAX + 1] = {
-	[ROCEPATH_A_STATS_HOOK_CALLS] = "hook_calls",
-	[ROCEPATH_A_STATS_QPS_SEEN] = "qps_seen",
-	[ROCEPATH_A_STATS_QPS_PINNED] = "qps_pinned",
-	[ROCEPATH_A_STATS_QPS_SKIPPED] = "qps_skipped",
-	[ROCEPATH_A_STATS_RULE_MISSES] = "rule_misses",
-	[ROCEPATH_A_STATS_FLOW_LABELS_OVERRIDDEN] = "flow_labels_overridden",
-	[ROCEPATH_A_STATS_RULES] = "rules",
-	[ROCEPATH_A_STATS_RULES_MAX] = "rules_max",
-	[ROCEPATH_A_STATS_QPS] = "qps",
-	[ROCEPATH_A_STATS_QPS_MAX] = "qps_max",
-	[ROCEPATH_A_STATS_SPORTS_MAX] = "sports_max",
-	[ROCEPATH_A_STATS_GENERATION] = "generation",
-	[ROCEPATH_A_STATS_QPS_UNTRACKED] = "qps_untracked",
-	[ROCEPATH_A_STATS_FLOWS] = "flows",
-	[ROCEPATH_A_STATS_FLOWS_MAX] = "flows_max",
-	[ROCEPATH_A_STATS_FLOW_EVICTIONS] = "flow_evictions",
-	[ROCEPATH_A_STATS_FLOW_ALLOC_FAILURES] = "flow_alloc_failures",
-	[ROCEPATH_A_STATS_CNP_TX] = "cnp_tx",
-	[ROCEPATH_A_STATS_CNP_RX] = "cnp_rx",
-	[ROCEPATH_A_STATS_NTF_DROPPED] = "ntf_dropped",
-	[ROCEPATH_A_STATS_NTF_QUEUE_LIMIT] = "ntf_queue_limit",
-	[ROCEPATH_A_STATS_QPS_ROLLED_BACK] = "qps_rolled_back",
-	[ROCEPATH_A_STATS_PROBE_SLOTS] = "probe_slots",
-	[ROCEPATH_A_STATS_PROBE_MISSED] = "probe_missed",
-	[ROCEPATH_A_STATS_FLOW_RX_ONLY_REFUSED] = "flow_rx_only_refused",
-};
-
-static const char *const flow_names[ROCEPATH_A_FLOW_MAX + 1] = {
-	[ROCEPATH_A_FLOW_TX_PACKETS] = "tx_packets",
-	[ROCEPATH_A_FLOW_TX_BYTES] = "tx_bytes",
-	[ROCEPATH_A_FLOW_RX_PACKETS] = "rx_packets",
-	[ROCEPATH_A_FLOW_RX_BYTES] = "rx_bytes",
-	[ROCEPATH_A_FLOW_RX_ECT] = "rx_ect",
-	[ROCEPATH_A_FLOW_RX_CE] = "rx_ce",
-	[ROCEPATH_A_FLOW_CNP_TX] = "cnp_tx",
-	[ROCEPATH_A_FLOW_CNP_RX] = "cnp_rx",
-	[ROCEPATH_A_FLOW_RATE_MBPS] = "rate_mbps",
-	[ROCEPATH_A_FLOW_ALPHA] = "alpha",
-	[ROCEPATH_A_FLOW_RATE_KBPS] = "rate_kbps",
-	[ROCEPATH_A_FLOW_RP_PACED] = "rp_paced",
-};
+	return i >= 0 && i < RP_DCQCN_NPARAMS ? &rp_dcqcn_params[i] : NULL;
+}
 
 const char *rp_dcqcn_name(int attr)
 {
-	return attr >= 0 && attr <= ROCEPATH_A_DCQCN_MAX ? dcqcn_names[attr] :
-							   NULL;
+	const struct rp_dcqcn_param *p = dcqcn_param(attr);
+
+	return p ? p->name : NULL;
 }
 
 int rp_dcqcn_attr(const char *name)
 {
-	for (int i = 0; i <= ROCEPATH_A_DCQCN_MAX; i++)
-		if (dcqcn_names[i] && !strcmp(dcqcn_names[i], name))
+	int i = rp_dcqcn_param_find(name);
+
+	return i < 0 ? i : rp_dcqcn_params[i].attr;
+}
+
+int rp_dcqcn_param_find(const char *name)
+{
+	for (int i = 0; i < RP_DCQCN_NPARAMS; i++)
+		if (!strcmp(rp_dcqcn_params[i].name, name))
 			return i;
 	return -ENOENT;
 }
 
 const char *rp_stats_name(int attr)
 {
-	return attr >= 0 && attr <= ROCEPATH_A_STATS_MAX ? stats_names[attr] :
-							   NULL;
+	return attr >= 0 && attr <= ROCEPATH_A_STATS_MAX ?
+	       rp_spec_stats_names[attr] : NULL;
 }
 
 const char *rp_flow_counter_name(int attr)
 {
-	return attr >= 0 && attr <= ROCEPATH_A_FLOW_MAX ? flow_names[attr] :
-							  NULL;
+	/* The counters follow the flow's identity (ibdev .. lqpn). */
+	return attr >= ROCEPATH_A_FLOW_TX_PACKETS && attr <= ROCEPATH_A_FLOW_MAX ?
+	       rp_spec_flow_names[attr] : NULL;
 }
 
 /* Reads a NUL-terminated string attribute into a fixed buffer. */
@@ -484,7 +431,7 @@ int rp_flow_parse(const struct nlattr *nest, struct rp_flow *f)
 			ret = get_u(a, 1, &f->val[type]);
 			break;
 		default:
-			if (type > ROCEPATH_A_FLOW_MAX || !flow_names[type])
+			if (!rp_flow_counter_name(type))
 				continue;
 			ret = get_u(a, 8, &f->val[type]);
 			break;
@@ -505,7 +452,7 @@ int rp_stats_parse(const struct nlattr *nest, struct rp_stats *s)
 		int type = mnl_attr_get_type(a);
 		size_t len = mnl_attr_get_payload_len(a);
 
-		if (type > ROCEPATH_A_STATS_MAX || !stats_names[type])
+		if (!rp_stats_name(type))
 			continue;
 		/* u32 and u64 both occur: take the width the kernel sent. */
 		if (get_u(a, len >= 8 ? 8 : 4, &s->val[type]))
@@ -532,7 +479,7 @@ int rp_dcqcn_parse(const struct nlattr *nest, struct rp_dcqcn *d)
 
 			ret = get_u(a, 1, &x);
 			d->val[type] = x;
-		} else if (type <= ROCEPATH_A_DCQCN_MAX && dcqcn_names[type]) {
+		} else if (rp_dcqcn_name(type)) {
 			ret = get_u32(a, &d->val[type]);
 		} else {
 			continue;

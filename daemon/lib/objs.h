@@ -15,6 +15,7 @@
 #include <linux/rocepath.h>
 
 #include "addr.h"
+#include "spec-gen.h"
 
 struct nlattr;
 
@@ -150,6 +151,8 @@ struct rp_dcqcns {
  */
 const char *rp_dcqcn_name(int attr);
 int rp_dcqcn_attr(const char *name);
+/* Index into rp_dcqcn_params (spec-gen.h) of parameter @name, or -ENOENT. */
+int rp_dcqcn_param_find(const char *name);
 const char *rp_stats_name(int attr);
 /* tx_packets .. alpha, rate_kbps, rp_paced */
 const char *rp_flow_counter_name(int attr);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,40 +12,64 @@
 #include "parse.h"
 #include "pins.h"
 
+/* The one JSON form of a pin: -j output, pins files, rp_pins_to_json(). */
+static struct json_object *pin_to_json(const struct rp_pin *p)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *sp = json_object_new_array();
+	struct json_object *qps = NULL;
+	char buf[RP_ADDR_STRLEN];
+
+	if (p->nsport_qps)
+		qps = json_object_new_array();
+	if (!o || !sp || (p->nsport_qps && !qps)) {
+		json_object_put(o);
+		json_object_put(sp);
+		json_object_put(qps);
+		return NULL;
+	}
+	json_object_object_add(o, "dev", p->ibdev[0] ?
+			       json_object_new_string(p->ibdev) : NULL);
+	json_object_object_add(o, "remote", json_object_new_string(
+			       rp_addr_fmt(&p->remote, buf, sizeof(buf))));
+	for (size_t j = 0; j < p->nsports; j++)
+		json_object_array_add(sp, json_object_new_int(p->sports[j]));
+	json_object_object_add(o, "sports", sp);
+	json_object_object_add(o, "rqpn", RP_HAS(p, ROCEPATH_A_PIN_RQPN) ?
+			       json_object_new_int64(p->rqpn) : NULL);
+	json_object_object_add(o, "lqpn", RP_HAS(p, ROCEPATH_A_PIN_LQPN) ?
+			       json_object_new_int64(p->lqpn) : NULL);
+	for (size_t j = 0; j < p->nsport_qps; j++)
+		json_object_array_add(qps, json_object_new_int64(p->sport_qps[j]));
+	if (qps)
+		json_object_object_add(o, "sport_qps", qps);
+	return o;
+}
+
 void rp_pin_print(struct rp_out *o, const struct rp_pin *p)
 {
 	char buf[RP_ADDR_STRLEN];
 
-	rp_out_open_object(o, NULL);
+	if (rp_out_is_json(o)) {
+		rp_out_json(o, NULL, NULL, pin_to_json(p));
+		return;
+	}
 	if (p->ibdev[0])
-		rp_out_string(o, "dev", "dev %s ", p->ibdev);
-	else
-		rp_out_null(o, "dev", NULL);
-	rp_out_string(o, "remote", "remote %s ",
-		      rp_addr_fmt(&p->remote, buf, sizeof(buf)));
-	rp_out_open_array(o, "sports");
+		rp_out_text(o, "dev %s ", p->ibdev);
+	rp_out_text(o, "remote %s ", rp_addr_fmt(&p->remote, buf, sizeof(buf)));
 	rp_out_text(o, "sport ");
 	for (size_t i = 0; i < p->nsports; i++)
-		rp_out_uint(o, NULL, i ? ",%llu" : "%llu", p->sports[i]);
+		rp_out_text(o, i ? ",%u" : "%u", p->sports[i]);
 	rp_out_text(o, " ");
-	rp_out_close_array(o);
 	if (RP_HAS(p, ROCEPATH_A_PIN_RQPN))
-		rp_out_uint(o, "rqpn", "rqpn %llu ", p->rqpn);
-	else
-		rp_out_null(o, "rqpn", NULL);
+		rp_out_text(o, "rqpn %u ", p->rqpn);
 	if (RP_HAS(p, ROCEPATH_A_PIN_LQPN))
-		rp_out_uint(o, "lqpn", "lqpn %llu ", p->lqpn);
-	else
-		rp_out_null(o, "lqpn", NULL);
+		rp_out_text(o, "lqpn %u ", p->lqpn);
 	if (p->nsport_qps) {
-		rp_out_open_array(o, "sport_qps");
 		rp_out_text(o, "qps ");
 		for (size_t i = 0; i < p->nsport_qps; i++)
-			rp_out_uint(o, NULL, i ? ",%llu" : "%llu",
-				    p->sport_qps[i]);
-		rp_out_close_array(o);
+			rp_out_text(o, i ? ",%u" : "%u", p->sport_qps[i]);
 	}
-	rp_out_close_object(o);
 	rp_out_nl(o);
 }
 
@@ -81,31 +106,12 @@ struct json_object *rp_pins_to_json(const struct rp_pins *pins)
 	struct json_object *arr = json_object_new_array();
 
 	for (size_t i = 0; arr && i < pins->n; i++) {
-		const struct rp_pin *p = &pins->v[i];
-		struct json_object *o = json_object_new_object();
-		struct json_object *sp = json_object_new_array();
-		char buf[RP_ADDR_STRLEN];
+		struct json_object *o = pin_to_json(&pins->v[i]);
 
-		if (!o || !sp) {
-			json_object_put(o);
-			json_object_put(sp);
+		if (!o) {
 			json_object_put(arr);
 			return NULL;
 		}
-		json_object_object_add(o, "dev", p->ibdev[0] ?
-				       json_object_new_string(p->ibdev) : NULL);
-		json_object_object_add(o, "remote", json_object_new_string(
-				       rp_addr_fmt(&p->remote, buf, sizeof(buf))));
-		for (size_t j = 0; j < p->nsports; j++)
-			json_object_array_add(sp,
-					      json_object_new_int(p->sports[j]));
-		json_object_object_add(o, "sports", sp);
-		json_object_object_add(o, "rqpn",
-				       RP_HAS(p, ROCEPATH_A_PIN_RQPN) ?
-				       json_object_new_int64(p->rqpn) : NULL);
-		json_object_object_add(o, "lqpn",
-				       RP_HAS(p, ROCEPATH_A_PIN_LQPN) ?
-				       json_object_new_int64(p->lqpn) : NULL);
 		json_object_array_add(arr, o);
 	}
 	return arr;
@@ -243,13 +249,9 @@ static int parse_one(struct json_object *obj, const char *what, size_t idx,
 	return 0;
 }
 
-/* Duplicate keys: sort an index by key and compare neighbours. */
-static const struct rp_pin *sort_base;
-
-static int key_cmp(const void *a, const void *b)
+/* Order by key (dev, remote, rqpn, lqpn; an unset QPN first). */
+static int pin_key_cmp(const struct rp_pin *x, const struct rp_pin *y)
 {
-	const struct rp_pin *x = &sort_base[*(const size_t *)a];
-	const struct rp_pin *y = &sort_base[*(const size_t *)b];
 	int r;
 
 	r = strcmp(x->ibdev, y->ibdev);
@@ -257,7 +259,7 @@ static int key_cmp(const void *a, const void *b)
 		return r;
 	if (x->remote.family != y->remote.family)
 		return x->remote.family - y->remote.family;
-	r = memcmp(x->remote.raw, y->remote.raw, 16);
+	r = memcmp(x->remote.raw, y->remote.raw, rp_addr_len(&x->remote));
 	if (r)
 		return r;
 	if (RP_HAS(x, ROCEPATH_A_PIN_RQPN) != RP_HAS(y, ROCEPATH_A_PIN_RQPN))
@@ -268,6 +270,19 @@ static int key_cmp(const void *a, const void *b)
 		return RP_HAS(x, ROCEPATH_A_PIN_LQPN) ? 1 : -1;
 	if (x->lqpn != y->lqpn)
 		return x->lqpn < y->lqpn ? -1 : 1;
+	return 0;
+}
+
+/* Duplicate keys: sort an index by key and compare neighbours. */
+static const struct rp_pin *sort_base;
+
+static int key_cmp(const void *a, const void *b)
+{
+	int r = pin_key_cmp(&sort_base[*(const size_t *)a],
+			    &sort_base[*(const size_t *)b]);
+
+	if (r)
+		return r;
 	/* Stable: report the lower index first. */
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
@@ -444,4 +459,120 @@ int rp_pins_save(const char *path, const struct rp_pins *pins)
 	free(tmp);
 	json_object_put(arr);
 	return ret;
+}
+
+int rp_pin_copy(struct rp_pin *dst, const struct rp_pin *src)
+{
+	*dst = *src;
+	dst->sports = NULL;
+	dst->sport_qps = NULL;
+	if (src->nsports) {
+		dst->sports = malloc(src->nsports * sizeof(*dst->sports));
+		if (!dst->sports)
+			goto err;
+		memcpy(dst->sports, src->sports, src->nsports * sizeof(*dst->sports));
+	}
+	if (src->nsport_qps) {
+		dst->sport_qps = malloc(src->nsport_qps * sizeof(*dst->sport_qps));
+		if (!dst->sport_qps)
+			goto err;
+		memcpy(dst->sport_qps, src->sport_qps,
+		       src->nsport_qps * sizeof(*dst->sport_qps));
+	}
+	return 0;
+err:
+	rp_pin_release(dst);
+	return -ENOMEM;
+}
+
+int rp_pins_add(struct rp_pins *s, const struct rp_pin *p)
+{
+	struct rp_pin c;
+	int ret = rp_pin_copy(&c, p);
+
+	if (!ret)
+		ret = rp_pins_push(s, &c);
+	if (ret)
+		rp_pin_release(&c);
+	return ret;
+}
+
+void rp_pins_clear(struct rp_pins *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		rp_pin_release(&s->v[i]);
+	s->n = 0;
+}
+
+int rp_pins_copy(struct rp_pins *dst, const struct rp_pins *src)
+{
+	rp_pins_clear(dst);
+	for (size_t i = 0; i < src->n; i++) {
+		int ret = rp_pins_add(dst, &src->v[i]);
+
+		if (ret)
+			return ret;
+	}
+	dst->generation = src->generation;
+	return 0;
+}
+
+static int u16_cmp(const void *a, const void *b)
+{
+	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
+}
+
+int rp_pin_cmp(const struct rp_pin *x, const struct rp_pin *y)
+{
+	int r = pin_key_cmp(x, y);
+
+	if (r)
+		return r;
+	if (x->nsports != y->nsports)
+		return x->nsports < y->nsports ? -1 : 1;
+	return x->nsports ? memcmp(x->sports, y->sports,
+				   x->nsports * sizeof(x->sports[0])) : 0;
+}
+
+static int pin_sort_cmp(const void *a, const void *b)
+{
+	return rp_pin_cmp(a, b);
+}
+
+void rp_pins_sort(struct rp_pins *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].nsports)
+			qsort(s->v[i].sports, s->v[i].nsports,
+			      sizeof(s->v[i].sports[0]), u16_cmp);
+	if (s->n)
+		qsort(s->v, s->n, sizeof(s->v[0]), pin_sort_cmp);
+}
+
+bool rp_pins_equal(const struct rp_pins *a, const struct rp_pins *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (rp_pin_cmp(&a->v[i], &b->v[i]))
+			return false;
+	return true;
+}
+
+void rp_pin_format(const struct rp_pin *p, char *buf, size_t len)
+{
+	char addr[RP_ADDR_STRLEN];
+	size_t off;
+
+	off = snprintf(buf, len, "%s sport ",
+		       rp_addr_fmt(&p->remote, addr, sizeof(addr)));
+	for (size_t i = 0; i < p->nsports && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%u", i ? "," : "",
+				p->sports[i]);
+	if (p->ibdev[0] && off < len)
+		off += snprintf(buf + off, len - off, " dev %s", p->ibdev);
+	if (RP_HAS(p, ROCEPATH_A_PIN_RQPN) && off < len)
+		off += snprintf(buf + off, len - off, " rqpn %u", p->rqpn);
+	if (RP_HAS(p, ROCEPATH_A_PIN_LQPN) && off < len)
+		snprintf(buf + off, len - off, " lqpn %u", p->lqpn);
 }

@@ -50,4 +50,25 @@ int rp_pins_save(const char *path, const struct rp_pins *pins);
 /* Same key (dev, remote, rqpn, lqpn)? */
 bool rp_pin_same_key(const struct rp_pin *a, const struct rp_pin *b);
 
+/* Deep copies (sports, sport_qps); -ENOMEM leaves @dst released. */
+int rp_pin_copy(struct rp_pin *dst, const struct rp_pin *src);
+/* Appends a deep copy of @p. */
+int rp_pins_add(struct rp_pins *s, const struct rp_pin *p);
+/* Releases every pin, keeps the array for reuse. */
+void rp_pins_clear(struct rp_pins *s);
+/* @dst becomes a deep copy of @src (generation included). */
+int rp_pins_copy(struct rp_pins *dst, const struct rp_pins *src);
+/*
+ * Sorts the ports of each pin and the pins by key then ports, so that two
+ * sets with the same rules compare equal with rp_pins_equal() whatever
+ * order a plan or a dump gave them in.
+ */
+void rp_pins_sort(struct rp_pins *s);
+/* Order by key, then ports (sorted); sport_qps and attribute bits do not count. */
+int rp_pin_cmp(const struct rp_pin *a, const struct rp_pin *b);
+/* Same rules and port sets (both sorted)? */
+bool rp_pins_equal(const struct rp_pins *a, const struct rp_pins *b);
+/* One line for logs: "192.0.2.2 sport 49153,49154 [dev rxe0] [rqpn N] [lqpn N]". */
+void rp_pin_format(const struct rp_pin *p, char *buf, size_t len);
+
 #endif /* ROCEPATH_PINS_H */

@@ -12,35 +12,27 @@
 
 #include "reconcile.h"
 
-struct json_object;
 struct rp_nl;
 
 struct rpd_kernel {
 	struct rp_nl *nl;		/* request socket; NULL: module absent */
 	bool dry_run;
-	struct rpd_pinset dry_installed;
+	struct rp_pins dry_installed;
 	uint32_t dry_gen;
-	const char *sysfs_ib;		/* RP_SYSFS_IB */
-	const char *debugfs_mlx5;	/* RP_DEBUGFS_MLX5 */
+	const char *sysfs_ib;		/* RPD_SYSFS_IB */
+	const char *debugfs_mlx5;	/* RPD_DEBUGFS_MLX5 */
 };
 
 void rpd_kernel_init(struct rpd_kernel *k, bool dry_run);
 void rpd_kernel_free(struct rpd_kernel *k);
 /* Fill @be with the kernel (or dry-run) operations on @k. */
-void rpd_backend_init(struct rp_backend *be, struct rpd_kernel *k);
+void rpd_backend_init(struct rpd_backend *be, struct rpd_kernel *k);
 
 /*
  * The planner step on its own: this host's pins for the config's files.
  * Used by the backend's plan() and by `rocepathd --check`.
  */
-int rpd_plan_files(const struct rp_config *cfg, struct rpd_pinset *out,
+int rpd_plan_files(const struct rpd_config *cfg, struct rp_pins *out,
 		   char *summary, size_t slen, char *err, size_t errlen);
-
-/*
- * Convert a pins array as rp_plan_host_pins() / `rocepath -j pin show`
- * give it ({"dev", "remote", "sports", "rqpn", "lqpn"}) into @out.
- */
-int rpd_pins_from_json(struct json_object *arr, struct rpd_pinset *out,
-		       char *err, size_t errlen);
 
 #endif

@@ -10,8 +10,8 @@
 #include <linux/rocepath.h>
 
 #include "genl_watch.h"
-#include "log.h"
-#include "nl.h"
+#include "rpd_log.h"
+#include "rp_netlink.h"
 
 static int nonblock(int fd)
 {

@@ -12,7 +12,7 @@
 #include <netlink/route/link.h>
 
 #include "linkmon.h"
-#include "log.h"
+#include "rpd_log.h"
 
 /* Up = administratively up with carrier (operstate up, or lower up). */
 static int link_up(struct rtnl_link *link)

@@ -23,11 +23,11 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "config.h"
+#include "rpd_config.h"
 #include "genl_watch.h"
 #include "linkmon.h"
-#include "log.h"
-#include "nl.h"
+#include "rpd_log.h"
+#include "rp_netlink.h"
 #include "reconcile.h"
 #include "sd_notify.h"
 #include "watch.h"
@@ -41,10 +41,10 @@ struct daemon {
 	const char *cfg_path;
 	bool dry_run;
 	bool debug;		/* -d: debug whatever the config says */
-	struct rp_config cfg;
+	struct rpd_config cfg;
 	struct rpd_kernel k;
-	struct rp_backend be;
-	struct rp_reconciler r;
+	struct rpd_backend be;
+	struct rpd_reconciler r;
 	struct rpd_watch w;
 	struct rpd_genl g;
 	bool have_genl;
@@ -74,7 +74,7 @@ static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"Usage: rocepathd [-c FILE] [-n] [-t] [-d] [-V] [-h]\n"
-		"  -c, --config FILE  configuration (default " RP_CONFIG_DEFAULT ")\n"
+		"  -c, --config FILE  configuration (default " RPD_CONFIG_DEFAULT ")\n"
 		"  -n, --dry-run      plan and log, never touch the kernel\n"
 		"  -t, --check        check the config and plan once, print this host's\n"
 		"                     pins, exit (0: good, 1: bad)\n"
@@ -87,17 +87,17 @@ static void usage(FILE *fp)
 static void status(struct daemon *d)
 {
 	if (!d->r.have_desired)
-		rp_sd_notifyf("STATUS=waiting for a valid plan: %s",
-			      d->r.last_error[0] ? d->r.last_error : "planning");
+		rpd_sd_notifyf("STATUS=waiting for a valid plan: %s",
+			       d->r.last_error[0] ? d->r.last_error : "planning");
 	else if (!d->module && !d->dry_run)
-		rp_sd_notifyf("STATUS=waiting for the rocepath module (%zu pins planned)",
-			      d->r.desired.n);
+		rpd_sd_notifyf("STATUS=waiting for the rocepath module (%zu pins planned)",
+			       d->r.desired.n);
 	else if (d->r.last_error[0])
-		rp_sd_notifyf("STATUS=%zu pins, generation %u; last error: %s",
-			      d->r.desired.n, d->r.installed_gen, d->r.last_error);
+		rpd_sd_notifyf("STATUS=%zu pins, generation %u; last error: %s",
+			       d->r.desired.n, d->r.installed_gen, d->r.last_error);
 	else
-		rp_sd_notifyf("STATUS=%zu pins installed, generation %u",
-			      d->r.desired.n, d->r.installed_gen);
+		rpd_sd_notifyf("STATUS=%zu pins installed, generation %u",
+			       d->r.desired.n, d->r.installed_gen);
 }
 
 static void module_close(struct daemon *d)
@@ -141,8 +141,8 @@ static void update_linkmon(struct daemon *d)
 	if (!d->lm.mngr)
 		return;
 	for (size_t i = 0; i < d->r.devs.n && n < RPD_LINKMON_MAX; i++) {
-		nd[n] = d->r.devs.devs[i].netdev;
-		ib[n++] = d->r.devs.devs[i].ibdev;
+		nd[n] = d->r.devs.v[i].netdev;
+		ib[n++] = d->r.devs.v[i].ibdev;
 	}
 	rpd_linkmon_set(&d->lm, nd, ib, n);
 }
@@ -163,7 +163,7 @@ static void kernel_work(struct daemon *d, int64_t now)
 	if (!module_open(d))
 		return;	/* the nlctrl watch wakes us up when it appears */
 	if (d->need_dcqcn) {
-		ret = rp_rec_dcqcn(&d->r);
+		ret = rpd_rec_dcqcn(&d->r);
 		update_linkmon(d);
 		d->need_dcqcn = false;
 		/*
@@ -179,7 +179,7 @@ static void kernel_work(struct daemon *d, int64_t now)
 		}
 	}
 	if (d->need_sync) {
-		ret = rp_rec_sync(&d->r);
+		ret = rpd_rec_sync(&d->r);
 		if (ret < 0) {
 			if (ret == -ENOENT || ret == -ENODEV)
 				module_close(d);
@@ -203,7 +203,7 @@ static void kernel_work(struct daemon *d, int64_t now)
 		if (d->r.have_desired) {
 			d->backoff_ms = 0;
 			if (!d->ready) {
-				rp_sd_notify("READY=1");
+				rpd_sd_notify("READY=1");
 				d->ready = true;
 				rpd_info("ready: %zu pins in place", d->r.desired.n);
 			}
@@ -214,7 +214,7 @@ static void kernel_work(struct daemon *d, int64_t now)
 
 static void do_plan(struct daemon *d)
 {
-	int ret = rp_rec_replan(&d->r);
+	int ret = rpd_rec_replan(&d->r);
 
 	/*
 	 * Planning a large cluster peaks at tens of MiB that are freed right
@@ -243,16 +243,16 @@ static int watch_files(struct daemon *d, int64_t now)
 
 static void reload(struct daemon *d, int64_t now)
 {
-	struct rp_config nc;
+	struct rpd_config nc;
 	char err[1024];
 
-	if (rp_config_load(d->cfg_path, &nc, err, sizeof(err))) {
+	if (rpd_config_load(d->cfg_path, &nc, err, sizeof(err))) {
 		rpd_err("reload: %s; keeping the running configuration", err);
 		return;
 	}
-	rp_config_free(&d->cfg);
+	rpd_config_free(&d->cfg);
 	d->cfg = nc;	/* the reconciler points at d->cfg */
-	rp_log_set_level(d->debug ? RP_LOG_DEBUG : d->cfg.log_level);
+	rpd_log_set_level(d->debug ? RPD_LOG_DEBUG : d->cfg.log_level);
 	rpd_info("reload: %s (topology %s, placement %s, host %s)", d->cfg_path,
 		 d->cfg.topology, d->cfg.placement, d->cfg.host);
 	watch_files(d, now);
@@ -344,24 +344,23 @@ static int setup_signals(struct daemon *d)
 static int check_once(struct daemon *d)
 {
 	char summary[512] = "", err[1024] = "", buf[512];
-	struct rpd_pinset pins;
+	struct rp_pins pins = { 0 };
 	int ret;
 
-	rpd_pinset_init(&pins);
 	ret = rpd_plan_files(&d->cfg, &pins, summary, sizeof(summary), err,
 			     sizeof(err));
 	if (ret) {
 		fprintf(stderr, "Error: %s.\n", err[0] ? err : strerror(-ret));
-		rpd_pinset_free(&pins);
+		rp_pins_free(&pins);
 		return 1;
 	}
-	rpd_pinset_normalize(&pins);
+	rp_pins_sort(&pins);
 	printf("host %s: %zu pins (%s)\n", d->cfg.host, pins.n, summary);
 	for (size_t i = 0; i < pins.n; i++) {
-		rpd_pin_format(&pins.pins[i], buf, sizeof(buf));
+		rp_pin_format(&pins.v[i], buf, sizeof(buf));
 		printf("pin %s\n", buf);
 	}
-	rpd_pinset_free(&pins);
+	rp_pins_free(&pins);
 	return 0;
 }
 
@@ -495,7 +494,7 @@ static int run(struct daemon *d)
 			}
 		}
 	}
-	rp_sd_notify("STOPPING=1");
+	rpd_sd_notify("STOPPING=1");
 	return 0;
 }
 
@@ -510,12 +509,12 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct daemon d = { .cfg_path = RP_CONFIG_DEFAULT, .sfd = -1 };
+	struct daemon d = { .cfg_path = RPD_CONFIG_DEFAULT, .sfd = -1 };
 	bool check = false, debug = false;
 	char err[1024];
 	int c, ret;
 
-	rp_log_init();
+	rpd_log_init();
 	while ((c = getopt_long(argc, argv, "c:ntdVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -546,24 +545,24 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (rp_config_load(d.cfg_path, &d.cfg, err, sizeof(err))) {
+	if (rpd_config_load(d.cfg_path, &d.cfg, err, sizeof(err))) {
 		fprintf(stderr, "Error: %s.\n", err);
 		return 1;
 	}
-	rp_log_set_level(debug ? RP_LOG_DEBUG : d.cfg.log_level);
+	rpd_log_set_level(debug ? RPD_LOG_DEBUG : d.cfg.log_level);
 	if (check) {
 		ret = check_once(&d);
-		rp_config_free(&d.cfg);
+		rpd_config_free(&d.cfg);
 		return ret;
 	}
 
 	rpd_kernel_init(&d.k, d.dry_run);
 	rpd_backend_init(&d.be, &d.k);
-	rp_rec_init(&d.r, &d.be, &d.cfg);
+	rpd_rec_init(&d.r, &d.be, &d.cfg);
 	d.debug = debug;
 	ret = run(&d);
 
-	rp_rec_free(&d.r);
+	rpd_rec_free(&d.r);
 	module_close(&d);
 	if (d.have_genl)
 		rpd_genl_close(&d.g);
@@ -572,6 +571,6 @@ int main(int argc, char **argv)
 	rpd_kernel_free(&d.k);
 	if (d.sfd >= 0)
 		close(d.sfd);
-	rp_config_free(&d.cfg);
+	rpd_config_free(&d.cfg);
 	return ret;
 }

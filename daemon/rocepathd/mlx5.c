@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "rpd_log.h"
 #include "mlx5.h"
 
 static int write_file(const char *path, uint32_t val)
@@ -27,8 +27,8 @@ static int write_file(const char *path, uint32_t val)
 	return ret;
 }
 
-int rp_mlx5_cc_write(const char *sysfs_ib, const char *debugfs_mlx5,
-		     const char *ibdev, const struct rp_dcqcn_values *v)
+int rpd_mlx5_cc_write(const char *sysfs_ib, const char *debugfs_mlx5,
+		      const char *ibdev, const struct rpd_dcqcn_values *v)
 {
 	char link[PATH_MAX], target[PATH_MAX], dir[PATH_MAX], file[PATH_MAX];
 	const char *pci;
@@ -50,13 +50,15 @@ int rp_mlx5_cc_write(const char *sysfs_ib, const char *debugfs_mlx5,
 		return -ENAMETOOLONG;
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		rpd_info("dcqcn: %s: no %s (debugfs not mounted?), firmware DCQCN left as is",
-			ibdev, dir);
+			 ibdev, dir);
 		return -ENOENT;
 	}
-	for (size_t i = 0; i < rp_dcqcn_nparams; i++) {
-		int ret;
+	for (int i = 0; i < RP_DCQCN_NPARAMS; i++) {
+		int attr = rp_dcqcn_params[i].attr, ret;
 
-		if (!(v->set & (1ULL << i)) || !rp_dcqcn_params[i].mlx5_debugfs)
+		/* np_enable and rp_enable switch the module's soft-RoCE NP/RP: mlx5 has no such file. */
+		if (!(v->set & (1ULL << i)) || attr == ROCEPATH_A_DCQCN_NP_ENABLE ||
+		    attr == ROCEPATH_A_DCQCN_RP_ENABLE)
 			continue;
 		if (snprintf(file, sizeof(file), "%s/%s", dir,
 			     rp_dcqcn_params[i].name) >= (int)sizeof(file))
@@ -66,7 +68,7 @@ int rp_mlx5_cc_write(const char *sysfs_ib, const char *debugfs_mlx5,
 		ret = write_file(file, v->val[i]);
 		if (ret) {
 			rpd_warn("dcqcn: %s: writing %u to %s failed: %s", ibdev,
-				v->val[i], file, strerror(-ret));
+				 v->val[i], file, strerror(-ret));
 			if (!first)
 				first = ret;
 			continue;

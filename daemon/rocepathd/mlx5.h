@@ -7,18 +7,18 @@
 #ifndef ROCEPATHD_MLX5_H
 #define ROCEPATHD_MLX5_H
 
-#include "config.h"
+#include "rpd_config.h"
 #include "reconcile.h"
 
-#define RP_SYSFS_IB "/sys/class/infiniband"
-#define RP_DEBUGFS_MLX5 "/sys/kernel/debug/mlx5"
+#define RPD_SYSFS_IB "/sys/class/infiniband"
+#define RPD_DEBUGFS_MLX5 "/sys/kernel/debug/mlx5"
 
 /*
  * Write every parameter in @v that has a cc_params file. Each write is
  * logged. Returns the number of files written; -ENOENT when the device has
  * no cc_params directory (debugfs not mounted, or not mlx5).
  */
-int rp_mlx5_cc_write(const char *sysfs_ib, const char *debugfs_mlx5,
-		     const char *ibdev, const struct rp_dcqcn_values *v);
+int rpd_mlx5_cc_write(const char *sysfs_ib, const char *debugfs_mlx5,
+		      const char *ibdev, const struct rpd_dcqcn_values *v);
 
 #endif

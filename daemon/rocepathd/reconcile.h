@@ -2,7 +2,7 @@
 /*
  * The reconcile core of rocepathd, free of netlink so it can be unit tested:
  * everything that touches the kernel or the planner goes through
- * struct rp_backend.
+ * struct rpd_backend.
  *
  *   desired   = this host's pins from the last plan that succeeded
  *   installed = what a pin dump returns
@@ -19,106 +19,60 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
-
-#define RPD_QPN_NONE UINT32_MAX
-#define RPD_PIN_MAX_SPORTS 64
-
-struct rpd_pin {
-	char ibdev[RP_DEV_NAME_LEN];	/* "" = every device */
-	int family;			/* AF_INET or AF_INET6 */
-	uint8_t remote[16];		/* network order, 4 or 16 bytes used */
-	uint32_t rqpn;			/* RPD_QPN_NONE when unset */
-	uint32_t lqpn;			/* RPD_QPN_NONE when unset */
-	uint16_t n_sports;
-	uint16_t sports[RPD_PIN_MAX_SPORTS];
-};
-
-struct rpd_pinset {
-	struct rpd_pin *pins;
-	size_t n, cap;
-};
-
-void rpd_pinset_init(struct rpd_pinset *s);
-void rpd_pinset_free(struct rpd_pinset *s);
-void rpd_pinset_clear(struct rpd_pinset *s);
-/* Append a copy of @p; -ENOMEM on failure. */
-int rpd_pinset_add(struct rpd_pinset *s, const struct rpd_pin *p);
-int rpd_pinset_copy(struct rpd_pinset *dst, const struct rpd_pinset *src);
-/* Sort ports inside each pin and the pins by key, so sets compare by memcmp. */
-void rpd_pinset_normalize(struct rpd_pinset *s);
-/* Both must be normalized. */
-bool rpd_pinset_equal(const struct rpd_pinset *a, const struct rpd_pinset *b);
-/* "192.0.2.2 sport 49153,49154 [dev rxe0] [rqpn N] [lqpn N]" */
-void rpd_pin_format(const struct rpd_pin *p, char *buf, size_t len);
-/* Parse an IPv4/IPv6 literal into @p->family/@p->remote. */
-int rpd_pin_set_remote(struct rpd_pin *p, const char *addr);
-
-struct rpd_dev {
-	char ibdev[RP_DEV_NAME_LEN];
-	char netdev[RP_DEV_NAME_LEN];
-	char driver[32];
-	bool soft;
-};
-
-struct rpd_devlist {
-	struct rpd_dev *devs;
-	size_t n;
-};
-
-void rpd_devlist_free(struct rpd_devlist *l);
+#include "rpd_config.h"
+#include "pins.h"
 
 /* What the reconciler needs from the outside world. All return -errno. */
-struct rp_backend {
+struct rpd_backend {
 	void *ctx;
 	/*
 	 * This host's pins for the config's topology/placement/host. On
 	 * failure fill @err with the reason. @summary (may be NULL) receives
 	 * a one-line description of the plan.
 	 */
-	int (*plan)(void *ctx, const struct rp_config *cfg, struct rpd_pinset *out,
+	int (*plan)(void *ctx, const struct rpd_config *cfg, struct rp_pins *out,
 		    char *summary, size_t slen, char *err, size_t errlen);
 	/* The installed pins and the rule set generation. */
-	int (*pin_dump)(void *ctx, struct rpd_pinset *out, uint32_t *generation);
+	int (*pin_dump)(void *ctx, struct rp_pins *out, uint32_t *generation);
 	/*
 	 * Replace the installed pins with @set in one transaction. When
 	 * @expect_gen is non-zero the commit must fail with -ESTALE if the
 	 * live set changed since. @err gets the kernel's extack, if any.
 	 */
-	int (*pin_replace)(void *ctx, const struct rpd_pinset *set,
+	int (*pin_replace)(void *ctx, const struct rp_pins *set,
 			   uint32_t expect_gen, uint32_t *new_gen,
 			   char *err, size_t errlen);
-	int (*dev_dump)(void *ctx, struct rpd_devlist *out);
+	int (*dev_dump)(void *ctx, struct rp_devs *out);
 	int (*dcqcn_set)(void *ctx, const char *ibdev,
-			 const struct rp_dcqcn_values *v, char *err, size_t errlen);
+			 const struct rpd_dcqcn_values *v, char *err, size_t errlen);
 	/*
 	 * Write the parameters to the device's mlx5 debugfs cc_params
 	 * (NULL: skip). Returns the number of files written, -errno.
 	 */
-	int (*mlx5_cc_write)(void *ctx, const struct rpd_dev *dev,
-			     const struct rp_dcqcn_values *v);
+	int (*mlx5_cc_write)(void *ctx, const struct rp_dev *dev,
+			     const struct rpd_dcqcn_values *v);
 };
 
-struct rp_rec_stats {
+struct rpd_rec_stats {
 	unsigned long plans_ok, plans_failed;
 	unsigned long syncs, pushes, pushes_skipped, push_failures;
 	unsigned long dcqcn_pushes, dcqcn_failures;
 };
 
-struct rp_reconciler {
-	const struct rp_backend *be;
-	const struct rp_config *cfg;
-	struct rpd_pinset desired;	/* normalized */
+struct rpd_reconciler {
+	const struct rpd_backend *be;
+	const struct rpd_config *cfg;
+	struct rp_pins desired;		/* sorted (rp_pins_sort) */
 	bool have_desired;
 	uint32_t installed_gen;
-	struct rpd_devlist devs;	/* last dev dump */
-	struct rp_rec_stats st;
+	struct rp_devs devs;		/* last dev dump */
+	struct rpd_rec_stats st;
 	char last_error[1024];
 };
 
-void rp_rec_init(struct rp_reconciler *r, const struct rp_backend *be,
-		 const struct rp_config *cfg);
-void rp_rec_free(struct rp_reconciler *r);
+void rpd_rec_init(struct rpd_reconciler *r, const struct rpd_backend *be,
+		  const struct rpd_config *cfg);
+void rpd_rec_free(struct rpd_reconciler *r);
 
 /*
  * Recompute the plan. On success desired becomes the new pins (returns 1
@@ -126,22 +80,22 @@ void rp_rec_free(struct rp_reconciler *r);
  * previous desired set is kept, the reason is logged and stored in
  * last_error, and -errno is returned.
  */
-int rp_rec_replan(struct rp_reconciler *r);
+int rpd_rec_replan(struct rpd_reconciler *r);
 
 /*
  * Make the installed pins equal desired. Returns 1 when a replace was
  * pushed, 0 when they were equal already (or there is no good plan yet),
  * -errno on failure (the installed set is then unchanged).
  */
-int rp_rec_sync(struct rp_reconciler *r);
+int rpd_rec_sync(struct rpd_reconciler *r);
 
 /*
  * Push the DCQCN profile to every RDMA device (and mlx5 debugfs). Returns
  * the number of devices configured, or -errno of the first failure (the
  * other devices are still tried).
  */
-int rp_rec_dcqcn(struct rp_reconciler *r);
+int rpd_rec_dcqcn(struct rpd_reconciler *r);
 /* Same for one device only (dev-add notification). */
-int rp_rec_dcqcn_dev(struct rp_reconciler *r, const struct rpd_dev *dev);
+int rpd_rec_dcqcn_dev(struct rpd_reconciler *r, const struct rp_dev *dev);
 
 #endif

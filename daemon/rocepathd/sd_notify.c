@@ -12,7 +12,7 @@
 
 #include "sd_notify.h"
 
-int rp_sd_notify(const char *state)
+int rpd_sd_notify(const char *state)
 {
 	const char *path = getenv("NOTIFY_SOCKET");
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
@@ -46,7 +46,7 @@ int rp_sd_notify(const char *state)
 	return (size_t)n == len ? 1 : -EMSGSIZE;
 }
 
-int rp_sd_notifyf(const char *fmt, ...)
+int rpd_sd_notifyf(const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -57,5 +57,5 @@ int rp_sd_notifyf(const char *fmt, ...)
 	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return -EMSGSIZE;
-	return rp_sd_notify(buf);
+	return rpd_sd_notify(buf);
 }

@@ -11,7 +11,7 @@
  * Send @state (e.g. "READY=1\nSTATUS=..."). Returns 1 when sent, 0 when
  * NOTIFY_SOCKET is unset (not under systemd), -errno on failure.
  */
-int rp_sd_notify(const char *state);
-int rp_sd_notifyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int rpd_sd_notify(const char *state);
+int rpd_sd_notifyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

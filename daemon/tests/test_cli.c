@@ -16,7 +16,7 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
 
-#include "nl.h"
+#include "rp_netlink.h"
 #include "parse.h"
 
 TEST(parse_u32)
@@ -178,7 +178,14 @@ static const struct {
 	{ { "dcqcn", "set", "dev", "rxe0", "rp_ai_rate", "-5" }, 1,
 	  "Error: rp_ai_rate: \"-5\" is not an unsigned 32-bit number." },
 	{ { "dcqcn", "set", "dev", "rxe0", "np_enable", "2" }, 1,
-	  "Error: np_enable: must be 0 or 1." },
+	  "Error: np_enable out of range 0..1." },
+	/* The spec's ranges, not the u32 range: what the module would refuse. */
+	{ { "dcqcn", "set", "dev", "rxe0", "rp_gd", "16" }, 1,
+	  "Error: rp_gd out of range 0..15." },
+	{ { "dcqcn", "set", "dev", "rxe0", "rp_time_reset", "0" }, 1,
+	  "Error: rp_time_reset out of range 1..131071." },
+	{ { "dcqcn", "set", "dev", "rxe0", "rp_time_reset", "131072" }, 1,
+	  "Error: rp_time_reset out of range 1..131071." },
 	{ { "dcqcn", "set", "dev", "rxe0", "rp-ai-rate", "5" }, 1,
 	  "Error: dcqcn set: unknown parameter \"rp-ai-rate\"" },
 	{ { "stats", "extra" }, 1, "Error: stats: unknown argument \"extra\"" },

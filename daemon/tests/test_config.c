@@ -16,8 +16,9 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
 
-#include "config.h"
-#include "log.h"
+#include "rpd_config.h"
+#include "objs.h"
+#include "rpd_log.h"
 
 #define F "/etc/rocepath/test.conf"
 
@@ -31,19 +32,19 @@ TEST(good_full)
 		" \"resync_interval_s\": 0,\n"
 		" \"dcqcn\": {\"*\": {\"np_enable\": 1, \"rp_enable\": 1},\n"
 		"           \"mlx5_0\": {\"rp_ai_rate\": 5, \"np_enable\": 0}}}\n";
-	struct rp_config c;
+	struct rpd_config c;
 	char err[512] = "";
 
-	ASSERT_EQ(0, rp_config_parse(text, F, &c, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, rpd_config_parse(text, F, &c, err, sizeof(err))) TH_LOG("%s", err);
 	EXPECT_STREQ("/etc/rocepath/topology.json", c.topology);
 	EXPECT_STREQ("/etc/rocepath/placement.json", c.placement);
 	EXPECT_STREQ("h1", c.host);
 	EXPECT_STREQ(F, c.path);
-	EXPECT_EQ(RP_LOG_DEBUG, c.log_level);
+	EXPECT_EQ(RPD_LOG_DEBUG, c.log_level);
 	EXPECT_EQ(50, c.debounce_ms);
 	EXPECT_EQ(0, c.resync_s);
 	EXPECT_EQ(2, c.n_dcqcn);
-	rp_config_free(&c);
+	rpd_config_free(&c);
 }
 
 /* Only topology and placement are required; host is the system host name. */
@@ -51,19 +52,19 @@ TEST(good_minimal_defaults)
 {
 	const char *text = "{\"topology\": \"t.json\", \"placement\": \"/run/p.json\"}";
 	char hn[HOST_NAME_MAX + 1] = "";
-	struct rp_config c;
+	struct rpd_config c;
 	char err[512] = "";
 
-	ASSERT_EQ(0, rp_config_parse(text, "rel.conf", &c, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, rpd_config_parse(text, "rel.conf", &c, err, sizeof(err))) TH_LOG("%s", err);
 	ASSERT_EQ(0, gethostname(hn, sizeof(hn)));
 	EXPECT_STREQ(hn, c.host);
 	EXPECT_STREQ("t.json", c.topology);
 	EXPECT_STREQ("/run/p.json", c.placement);
-	EXPECT_EQ(RP_LOG_INFO, c.log_level);
-	EXPECT_EQ(RP_DEBOUNCE_MS_DEFAULT, c.debounce_ms);
-	EXPECT_EQ(RP_RESYNC_S_DEFAULT, c.resync_s);
+	EXPECT_EQ(RPD_LOG_INFO, c.log_level);
+	EXPECT_EQ(RPD_DEBOUNCE_MS_DEFAULT, c.debounce_ms);
+	EXPECT_EQ(RPD_RESYNC_S_DEFAULT, c.resync_s);
 	EXPECT_EQ(0, c.n_dcqcn);
-	rp_config_free(&c);
+	rpd_config_free(&c);
 }
 
 /* "*" applies first, then patterns, then the exact device name wins. */
@@ -77,33 +78,33 @@ TEST(dcqcn_merge_precedence)
 	int ai = rp_dcqcn_param_find("rp_ai_rate");
 	int hai = rp_dcqcn_param_find("rp_hai_rate");
 	int np = rp_dcqcn_param_find("np_enable");
-	struct rp_dcqcn_values v;
-	struct rp_config c;
+	struct rpd_dcqcn_values v;
+	struct rpd_config c;
 	char err[512] = "";
 
-	ASSERT_EQ(0, rp_config_parse(text, F, &c, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, rpd_config_parse(text, F, &c, err, sizeof(err))) TH_LOG("%s", err);
 	ASSERT_GE(ai, 0);
 	ASSERT_GE(hai, 0);
 	ASSERT_GE(np, 0);
 
-	EXPECT_EQ(3, rp_config_dcqcn_for(&c, "mlx5_0", &v));
+	EXPECT_EQ(3, rpd_config_dcqcn_for(&c, "mlx5_0", &v));
 	EXPECT_EQ(7, v.val[ai]);
 	EXPECT_EQ(60, v.val[hai]);
 	EXPECT_EQ(1, v.val[np]);
 
-	EXPECT_EQ(2, rp_config_dcqcn_for(&c, "mlx5_1", &v));
+	EXPECT_EQ(2, rpd_config_dcqcn_for(&c, "mlx5_1", &v));
 	EXPECT_EQ(6, v.val[ai]);
 
-	EXPECT_EQ(1, rp_config_dcqcn_for(&c, "rxe0", &v));
+	EXPECT_EQ(1, rpd_config_dcqcn_for(&c, "rxe0", &v));
 	EXPECT_EQ(5, v.val[ai]);
 	EXPECT_FALSE(v.set & (1ULL << hai));
-	rp_config_free(&c);
+	rpd_config_free(&c);
 
-	ASSERT_EQ(0, rp_config_parse("{\"topology\": \"t\", \"placement\": \"p\"}",
-				     F, &c, err, sizeof(err)));
-	EXPECT_EQ(0, rp_config_dcqcn_for(&c, "rxe0", &v));
+	ASSERT_EQ(0, rpd_config_parse("{\"topology\": \"t\", \"placement\": \"p\"}",
+				      F, &c, err, sizeof(err)));
+	EXPECT_EQ(0, rpd_config_dcqcn_for(&c, "rxe0", &v));
 	EXPECT_EQ(0, v.set);
-	rp_config_free(&c);
+	rpd_config_free(&c);
 }
 
 /* Every parameter name of `rocepath dcqcn set` is accepted. */
@@ -111,29 +112,76 @@ TEST(dcqcn_all_params)
 {
 	char text[4096];
 	size_t off;
-	struct rp_config c;
+	struct rpd_config c;
 	char err[512] = "";
 
 	off = snprintf(text, sizeof(text),
 		       "{\"topology\": \"t\", \"placement\": \"p\", \"dcqcn\": {\"rxe0\": {");
-	for (size_t i = 0; i < rp_dcqcn_nparams; i++)
+	for (int i = 0; i < RP_DCQCN_NPARAMS; i++)
 		off += snprintf(text + off, sizeof(text) - off, "%s\"%s\": 1",
 				i ? ", " : "", rp_dcqcn_params[i].name);
 	snprintf(text + off, sizeof(text) - off, "}}}");
-	ASSERT_EQ(0, rp_config_parse(text, F, &c, err, sizeof(err))) TH_LOG("%s", err);
-	EXPECT_EQ((1ULL << rp_dcqcn_nparams) - 1, c.dcqcn[0].set);
-	EXPECT_EQ(22, rp_dcqcn_nparams);
-	rp_config_free(&c);
+	ASSERT_EQ(0, rpd_config_parse(text, F, &c, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ((1ULL << RP_DCQCN_NPARAMS) - 1, c.dcqcn[0].set);
+	EXPECT_EQ(22, RP_DCQCN_NPARAMS);
+	rpd_config_free(&c);
+}
+
+/*
+ * A value the module's policy refuses is refused here, with the range:
+ * the daemon once took rp_gd and rp_time_reset up to UINT32_MAX while the
+ * module allows 0..15 and 1..131071, so a valid config failed at push time.
+ */
+TEST(dcqcn_module_ranges)
+{
+	static const struct {
+		const char *param, *val, *range;
+	} bad[] = {
+		{ "rp_gd", "16", "0..15" },
+		{ "rp_time_reset", "0", "1..131071" },
+		{ "rp_time_reset", "131072", "1..131071" },
+		{ "rp_byte_reset", "32768", "0..32767" },
+		{ "rp_threshold", "0", "1..31" },
+		{ "rp_ai_rate", "400001", "1..400000" },
+		{ "np_min_time_between_cnps", "4095001", "0..4095000" },
+	};
+	static const struct {
+		const char *param, *val;
+	} good[] = {
+		{ "rp_gd", "15" }, { "rp_gd", "0" },
+		{ "rp_time_reset", "131071" }, { "rp_time_reset", "1" },
+	};
+	char text[512], err[512];
+	struct rpd_config c;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "{\"topology\": \"t\", \"placement\": \"p\", \"dcqcn\": {\"rxe0\": {\"%s\": %s}}}",
+			 bad[i].param, bad[i].val);
+		err[0] = '\0';
+		EXPECT_EQ(-EINVAL, rpd_config_parse(text, F, &c, err, sizeof(err)))
+			TH_LOG("%s %s accepted", bad[i].param, bad[i].val);
+		EXPECT_NE(NULL, strstr(err, bad[i].param)) TH_LOG("%s", err);
+		EXPECT_NE(NULL, strstr(err, bad[i].range)) TH_LOG("%s", err);
+		rpd_config_free(&c);
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "{\"topology\": \"t\", \"placement\": \"p\", \"dcqcn\": {\"rxe0\": {\"%s\": %s}}}",
+			 good[i].param, good[i].val);
+		EXPECT_EQ(0, rpd_config_parse(text, F, &c, err, sizeof(err))) TH_LOG("%s", err);
+		rpd_config_free(&c);
+	}
 }
 
 /* A missing file is reported with its name and the errno text. */
 TEST(load_missing_file)
 {
-	struct rp_config c;
+	struct rpd_config c;
 	char err[512] = "";
 
-	EXPECT_EQ(-ENOENT, rp_config_load("/nonexistent/rocepathd.conf", &c, err,
-					  sizeof(err)));
+	EXPECT_EQ(-ENOENT, rpd_config_load("/nonexistent/rocepathd.conf", &c, err,
+					   sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "/nonexistent/rocepathd.conf"));
 	EXPECT_NE(NULL, strstr(err, "No such file"));
 }
@@ -143,7 +191,7 @@ TEST(load_file)
 {
 	char path[] = "/tmp/rocepathd-test-XXXXXX";
 	const char *text = "{\"topology\": \"topo.json\", \"placement\": \"p.json\", \"host\": \"hx\"}";
-	struct rp_config c;
+	struct rpd_config c;
 	char err[512] = "", want[PATH_MAX];
 	int fd;
 
@@ -151,16 +199,16 @@ TEST(load_file)
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ((ssize_t)strlen(text), write(fd, text, strlen(text)));
 	close(fd);
-	ASSERT_EQ(0, rp_config_load(path, &c, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, rpd_config_load(path, &c, err, sizeof(err))) TH_LOG("%s", err);
 	snprintf(want, sizeof(want), "/tmp/topo.json");
 	EXPECT_STREQ(want, c.topology);
 	EXPECT_STREQ("hx", c.host);
-	rp_config_free(&c);
+	rpd_config_free(&c);
 	unlink(path);
 }
 
 FIXTURE(bad) {
-	struct rp_config c;
+	struct rpd_config c;
 	char err[512];
 };
 
@@ -177,7 +225,7 @@ FIXTURE_SETUP(bad)
 
 FIXTURE_TEARDOWN(bad)
 {
-	rp_config_free(&self->c);
+	rpd_config_free(&self->c);
 }
 
 #define TP "\"topology\": \"t\", \"placement\": \"p\""
@@ -222,7 +270,7 @@ TEST_F(bad, rejected)
 	char want[256];
 	int ret;
 
-	ret = rp_config_parse(variant->text, F, &self->c, self->err, sizeof(self->err));
+	ret = rpd_config_parse(variant->text, F, &self->c, self->err, sizeof(self->err));
 	ASSERT_EQ(-EINVAL, ret);
 	TH_LOG("%s", self->err);
 	EXPECT_EQ(0, strncmp(self->err, F ": ", strlen(F ": ")));

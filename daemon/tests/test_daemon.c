@@ -26,7 +26,7 @@
 #include "kselftest_harness.h"
 
 #include "backend.h"
-#include "log.h"
+#include "rpd_log.h"
 #include "reconcile.h"
 #include "sd_notify.h"
 #include "watch.h"
@@ -65,7 +65,7 @@ FIXTURE_SETUP(watch)
 {
 	const char *paths[2];
 
-	rp_log_set_level(RP_LOG_ERR);
+	rpd_log_set_level(RPD_LOG_ERR);
 	strcpy(self->dir, "/tmp/rocepathd-watch-XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
 	snprintf(self->topo, sizeof(self->topo), "%s/topology.json", self->dir);
@@ -176,7 +176,7 @@ TEST(sd_notify_protocol)
 	int fd;
 
 	unsetenv("NOTIFY_SOCKET");
-	EXPECT_EQ(0, rp_sd_notify("READY=1"));
+	EXPECT_EQ(0, rpd_sd_notify("READY=1"));
 
 	snprintf(path, sizeof(path), "/tmp/rocepathd-notify-%d", getpid());
 	unlink(path);
@@ -185,12 +185,12 @@ TEST(sd_notify_protocol)
 	strcpy(sun.sun_path, path);
 	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sun, sizeof(sun)));
 	setenv("NOTIFY_SOCKET", path, 1);
-	EXPECT_EQ(1, rp_sd_notify("READY=1"));
+	EXPECT_EQ(1, rpd_sd_notify("READY=1"));
 	n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
 	ASSERT_EQ(7, n);
 	buf[n] = '\0';
 	EXPECT_STREQ("READY=1", buf);
-	EXPECT_EQ(1, rp_sd_notifyf("STATUS=%d pins", 3));
+	EXPECT_EQ(1, rpd_sd_notifyf("STATUS=%d pins", 3));
 	n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
 	ASSERT_GT(n, 0);
 	buf[n] = '\0';
@@ -208,17 +208,17 @@ TEST(sd_notify_protocol)
 	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sun,
 			  offsetof(struct sockaddr_un, sun_path) + strlen(path)));
 	setenv("NOTIFY_SOCKET", path, 1);
-	EXPECT_EQ(1, rp_sd_notify("STOPPING=1"));
+	EXPECT_EQ(1, rpd_sd_notify("STOPPING=1"));
 	n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
 	ASSERT_EQ(10, n);
 	close(fd);
 
 	setenv("NOTIFY_SOCKET", "relative", 1);
-	EXPECT_EQ(-EINVAL, rp_sd_notify("READY=1"));
+	EXPECT_EQ(-EINVAL, rpd_sd_notify("READY=1"));
 	unsetenv("NOTIFY_SOCKET");
 }
 
-/* Planner host pins (JSON) convert to the reconciler's pins. */
+/* Planner host pins (JSON) load through the one pins parser into the reconciler's pins. */
 TEST(pins_from_json)
 {
 	const char *text =
@@ -227,30 +227,28 @@ TEST(pins_from_json)
 		" {\"dev\": \"rxe0\", \"remote\": \"2001:db8::2\", \"sports\": [65535],"
 		"  \"rqpn\": 17, \"lqpn\": null}]";
 	json_object *arr = json_tokener_parse(text);
-	struct rpd_pinset s;
+	struct rp_pins s = { 0 };
 	char err[256] = "", buf[256];
 
 	ASSERT_NE(NULL, arr);
-	rpd_pinset_init(&s);
-	ASSERT_EQ(0, rpd_pins_from_json(arr, &s, err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(0, rp_pins_from_json(arr, "plan", &s, err, sizeof(err))) TH_LOG("%s", err);
 	ASSERT_EQ(2, s.n);
-	rpd_pin_format(&s.pins[0], buf, sizeof(buf));
+	rp_pin_format(&s.v[0], buf, sizeof(buf));
 	EXPECT_STREQ("192.0.2.2 sport 49153,50001", buf);
-	rpd_pin_format(&s.pins[1], buf, sizeof(buf));
+	rp_pin_format(&s.v[1], buf, sizeof(buf));
 	EXPECT_STREQ("2001:db8::2 sport 65535 dev rxe0 rqpn 17", buf);
 	json_object_put(arr);
-	rpd_pinset_free(&s);
+	rp_pins_free(&s);
 
 	/* Bad entries are rejected with the index. */
 	arr = json_tokener_parse("[{\"remote\": \"192.0.2.2\", \"sports\": [80]}]");
-	rpd_pinset_init(&s);
-	EXPECT_EQ(-EINVAL, rpd_pins_from_json(arr, &s, err, sizeof(err)));
-	EXPECT_NE(NULL, strstr(err, "pin [0]"));
+	EXPECT_EQ(-EINVAL, rp_pins_from_json(arr, "plan", &s, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "plan: pin 0")) TH_LOG("%s", err);
 	json_object_put(arr);
 	arr = json_tokener_parse("[{\"remote\": \"h2\", \"sports\": [50000]}]");
-	EXPECT_EQ(-EINVAL, rpd_pins_from_json(arr, &s, err, sizeof(err)));
+	EXPECT_EQ(-EINVAL, rp_pins_from_json(arr, "plan", &s, err, sizeof(err)));
 	json_object_put(arr);
-	rpd_pinset_free(&s);
+	rp_pins_free(&s);
 }
 
 /* The daemon binary next to the tests: daemon/rocepathd/rocepathd. */

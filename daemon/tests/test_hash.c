@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Hash models of the contract: CRC check values, the hash input layout
+ * Hash models of Documentation/planner.rst ("Hash model"): CRC check values, the hash input layout
  * (seed, fields in order, network byte order), select, tables, and the
  * kernel's QPN-derived default source port.
  */

@@ -15,7 +15,7 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
 
-#include "nl.h"
+#include "rp_netlink.h"
 
 #ifndef NLMSGERR_ATTR_MISS_TYPE
 #define NLMSGERR_ATTR_MISS_TYPE 5

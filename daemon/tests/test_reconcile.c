@@ -19,31 +19,32 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
 
-#include "config.h"
-#include "log.h"
+#include "rpd_config.h"
+#include "objs.h"
+#include "rpd_log.h"
 #include "mlx5.h"
 #include "reconcile.h"
 
 struct fake {
 	/* plan */
 	int plan_ret;
-	struct rpd_pinset plan;
+	struct rp_pins plan;
 	int plans;
 	/* kernel */
-	struct rpd_pinset installed;
+	struct rp_pins installed;
 	uint32_t gen;
 	int dumps, replaces, replace_ret, stale_left;
 	uint32_t last_expect;
 	int dump_ret;
 	/* devices */
-	struct rpd_dev devs[4];
+	struct rp_dev devs[4];
 	size_t ndevs;
-	char set_dev[8][RP_DEV_NAME_LEN];
-	struct rp_dcqcn_values set_val[8];
+	char set_dev[8][RPD_DEV_NAME_LEN];
+	struct rpd_dcqcn_values set_val[8];
 	int nset, dcqcn_ret, mlx5_calls;
 };
 
-static int f_plan(void *ctx, const struct rp_config *cfg, struct rpd_pinset *out,
+static int f_plan(void *ctx, const struct rpd_config *cfg, struct rp_pins *out,
 		  char *summary, size_t slen, char *err, size_t errlen)
 {
 	struct fake *f = ctx;
@@ -54,10 +55,10 @@ static int f_plan(void *ctx, const struct rp_config *cfg, struct rpd_pinset *out
 		return f->plan_ret;
 	}
 	snprintf(summary, slen, "fake");
-	return rpd_pinset_copy(out, &f->plan);
+	return rp_pins_copy(out, &f->plan);
 }
 
-static int f_dump(void *ctx, struct rpd_pinset *out, uint32_t *gen)
+static int f_dump(void *ctx, struct rp_pins *out, uint32_t *gen)
 {
 	struct fake *f = ctx;
 
@@ -65,10 +66,10 @@ static int f_dump(void *ctx, struct rpd_pinset *out, uint32_t *gen)
 	if (f->dump_ret)
 		return f->dump_ret;
 	*gen = f->gen;
-	return rpd_pinset_copy(out, &f->installed);
+	return rp_pins_copy(out, &f->installed);
 }
 
-static int f_replace(void *ctx, const struct rpd_pinset *set, uint32_t expect,
+static int f_replace(void *ctx, const struct rp_pins *set, uint32_t expect,
 		     uint32_t *new_gen, char *err, size_t errlen)
 {
 	struct fake *f = ctx;
@@ -86,24 +87,25 @@ static int f_replace(void *ctx, const struct rpd_pinset *set, uint32_t expect,
 	}
 	if (expect && expect != f->gen)
 		return -ESTALE;
-	rpd_pinset_copy(&f->installed, set);
+	if (rp_pins_copy(&f->installed, set))
+		return -ENOMEM;
 	*new_gen = ++f->gen;
 	return 0;
 }
 
-static int f_dev_dump(void *ctx, struct rpd_devlist *out)
+static int f_dev_dump(void *ctx, struct rp_devs *out)
 {
 	struct fake *f = ctx;
 
-	out->devs = calloc(f->ndevs ? f->ndevs : 1, sizeof(*out->devs));
-	if (!out->devs)
+	out->v = calloc(f->ndevs ? f->ndevs : 1, sizeof(*out->v));
+	if (!out->v)
 		return -ENOMEM;
-	memcpy(out->devs, f->devs, f->ndevs * sizeof(*out->devs));
-	out->n = f->ndevs;
+	memcpy(out->v, f->devs, f->ndevs * sizeof(*out->v));
+	out->n = out->cap = f->ndevs;
 	return 0;
 }
 
-static int f_dcqcn_set(void *ctx, const char *ibdev, const struct rp_dcqcn_values *v,
+static int f_dcqcn_set(void *ctx, const char *ibdev, const struct rpd_dcqcn_values *v,
 		       char *err, size_t errlen)
 {
 	struct fake *f = ctx;
@@ -112,12 +114,12 @@ static int f_dcqcn_set(void *ctx, const char *ibdev, const struct rp_dcqcn_value
 		snprintf(err, errlen, "value out of range");
 		return f->dcqcn_ret;
 	}
-	snprintf(f->set_dev[f->nset], RP_DEV_NAME_LEN, "%s", ibdev);
+	snprintf(f->set_dev[f->nset], RPD_DEV_NAME_LEN, "%s", ibdev);
 	f->set_val[f->nset++] = *v;
 	return 0;
 }
 
-static int f_mlx5(void *ctx, const struct rpd_dev *dev, const struct rp_dcqcn_values *v)
+static int f_mlx5(void *ctx, const struct rp_dev *dev, const struct rpd_dcqcn_values *v)
 {
 	struct fake *f = ctx;
 
@@ -125,94 +127,93 @@ static int f_mlx5(void *ctx, const struct rpd_dev *dev, const struct rp_dcqcn_va
 	return 1;
 }
 
-static struct rpd_pin mkpin(const char *addr, int n, const uint16_t *ports)
+/* A path-set pin; its ports are malloc'ed (rp_pins_push takes them). */
+static struct rp_pin mkpin(const char *addr, int n, const uint16_t *ports)
 {
-	struct rpd_pin p;
+	struct rp_pin p;
 
 	memset(&p, 0, sizeof(p));
-	p.rqpn = RPD_QPN_NONE;
-	p.lqpn = RPD_QPN_NONE;
-	rpd_pin_set_remote(&p, addr);
-	p.n_sports = n;
-	memcpy(p.sports, ports, n * sizeof(*ports));
+	if (rp_addr_parse(addr, &p.remote) || rp_pin_set_sports(&p, ports, n))
+		abort();
+	RP_SET(&p, ROCEPATH_A_PIN_REMOTE);
 	return p;
 }
 
 FIXTURE(rec) {
 	struct fake f;
-	struct rp_backend be;
-	struct rp_config cfg;
-	struct rp_reconciler r;
+	struct rpd_backend be;
+	struct rpd_config cfg;
+	struct rpd_reconciler r;
 };
 
 FIXTURE_SETUP(rec)
 {
 	static const uint16_t a[] = { 49153, 49160 }, b[] = { 50000 };
 	char err[256];
-	struct rpd_pin p;
+	struct rp_pin p;
 
-	rp_log_set_level(RP_LOG_DEBUG);
+	rpd_log_set_level(RPD_LOG_DEBUG);
 	memset(&self->f, 0, sizeof(self->f));
-	self->be = (struct rp_backend){
+	self->be = (struct rpd_backend){
 		.ctx = &self->f, .plan = f_plan, .pin_dump = f_dump,
 		.pin_replace = f_replace, .dev_dump = f_dev_dump,
 		.dcqcn_set = f_dcqcn_set, .mlx5_cc_write = f_mlx5,
 	};
-	ASSERT_EQ(0, rp_config_parse(
+	ASSERT_EQ(0, rpd_config_parse(
 		"{\"topology\": \"/t.json\", \"placement\": \"/p.json\", \"host\": \"h1\","
 		" \"dcqcn\": {\"*\": {\"np_enable\": 1, \"rp_enable\": 1},"
 		"            \"mlx5_0\": {\"rp_ai_rate\": 5}}}",
 		"test.conf", &self->cfg, err, sizeof(err)));
 	p = mkpin("192.0.2.2", 2, a);
-	rpd_pinset_add(&self->f.plan, &p);
+	ASSERT_EQ(0, rp_pins_push(&self->f.plan, &p));
 	p = mkpin("2001:db8::3", 1, b);
 	strcpy(p.ibdev, "rxe0");
-	rpd_pinset_add(&self->f.plan, &p);
+	RP_SET(&p, ROCEPATH_A_PIN_IBDEV);
+	ASSERT_EQ(0, rp_pins_push(&self->f.plan, &p));
 	self->f.gen = 7;
-	rp_rec_init(&self->r, &self->be, &self->cfg);
+	rpd_rec_init(&self->r, &self->be, &self->cfg);
 }
 
 FIXTURE_TEARDOWN(rec)
 {
-	rp_rec_free(&self->r);
-	rpd_pinset_free(&self->f.plan);
-	rpd_pinset_free(&self->f.installed);
-	rp_config_free(&self->cfg);
+	rpd_rec_free(&self->r);
+	rp_pins_free(&self->f.plan);
+	rp_pins_free(&self->f.installed);
+	rpd_config_free(&self->cfg);
 }
 
 /* First plan and sync push the plan with the dumped generation. */
 TEST_F(rec, first_push)
 {
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	ASSERT_EQ(1, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	ASSERT_EQ(1, rpd_rec_sync(&self->r));
 	EXPECT_EQ(1, self->f.replaces);
 	EXPECT_EQ(7, self->f.last_expect);
 	EXPECT_EQ(8, self->r.installed_gen);
 	EXPECT_EQ(2, self->f.installed.n);
-	rpd_pinset_normalize(&self->f.installed);
-	EXPECT_TRUE(rpd_pinset_equal(&self->f.installed, &self->r.desired));
+	rp_pins_sort(&self->f.installed);
+	EXPECT_TRUE(rp_pins_equal(&self->f.installed, &self->r.desired));
 }
 
 /* Installed equal to the plan (in another order) means no push. */
 TEST_F(rec, no_push_when_equal)
 {
-	struct rpd_pin p;
+	struct rp_pin *p;
 
 	/* Same pins, reversed order and reversed ports. */
-	p = self->f.plan.pins[1];
-	rpd_pinset_add(&self->f.installed, &p);
-	p = self->f.plan.pins[0];
-	p.sports[0] = 49160;
-	p.sports[1] = 49153;
-	rpd_pinset_add(&self->f.installed, &p);
+	ASSERT_EQ(0, rp_pins_add(&self->f.installed, &self->f.plan.v[1]));
+	ASSERT_EQ(0, rp_pins_add(&self->f.installed, &self->f.plan.v[0]));
+	p = &self->f.installed.v[1];
+	p->sports[0] = 49160;
+	p->sports[1] = 49153;
 
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	EXPECT_EQ(0, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	EXPECT_EQ(0, rpd_rec_sync(&self->r));
 	EXPECT_EQ(0, self->f.replaces);
 	EXPECT_EQ(1, self->r.st.pushes_skipped);
 	EXPECT_EQ(7, self->r.installed_gen);
 	/* A second sync with nothing changed does not push either. */
-	EXPECT_EQ(0, rp_rec_sync(&self->r));
+	EXPECT_EQ(0, rpd_rec_sync(&self->r));
 	EXPECT_EQ(0, self->f.replaces);
 }
 
@@ -220,51 +221,52 @@ TEST_F(rec, no_push_when_equal)
 TEST_F(rec, push_on_diff)
 {
 	static const uint16_t x[] = { 60000 };
-	struct rpd_pin p = mkpin("192.0.2.9", 1, x);
+	struct rp_pin p = mkpin("192.0.2.9", 1, x);
 
-	rpd_pinset_copy(&self->f.installed, &self->f.plan);
-	rpd_pinset_add(&self->f.installed, &p);
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	EXPECT_EQ(1, rp_rec_sync(&self->r));
+	ASSERT_EQ(0, rp_pins_copy(&self->f.installed, &self->f.plan));
+	ASSERT_EQ(0, rp_pins_push(&self->f.installed, &p));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	EXPECT_EQ(1, rpd_rec_sync(&self->r));
 	EXPECT_EQ(2, self->f.installed.n);
 
 	/* Now a port differs. */
-	self->f.installed.pins[0].sports[0] = 65000;
-	EXPECT_EQ(1, rp_rec_sync(&self->r));
+	self->f.installed.v[0].sports[0] = 65000;
+	EXPECT_EQ(1, rpd_rec_sync(&self->r));
 	EXPECT_EQ(2, self->f.replaces);
-	rpd_pinset_normalize(&self->f.installed);
-	EXPECT_TRUE(rpd_pinset_equal(&self->f.installed, &self->r.desired));
+	rp_pins_sort(&self->f.installed);
+	EXPECT_TRUE(rp_pins_equal(&self->f.installed, &self->r.desired));
 }
 
 /* An exact rule (rqpn) differs from a path set to the same remote. */
 TEST_F(rec, exact_rule_is_distinct)
 {
-	rpd_pinset_copy(&self->f.installed, &self->f.plan);
-	self->f.installed.pins[0].rqpn = 17;
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	EXPECT_EQ(1, rp_rec_sync(&self->r));
+	ASSERT_EQ(0, rp_pins_copy(&self->f.installed, &self->f.plan));
+	self->f.installed.v[0].rqpn = 17;
+	RP_SET(&self->f.installed.v[0], ROCEPATH_A_PIN_RQPN);
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	EXPECT_EQ(1, rpd_rec_sync(&self->r));
 }
 
 /* A bad new plan keeps the last good one installed and untouched. */
 TEST_F(rec, bad_plan_keeps_last_good)
 {
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	ASSERT_EQ(1, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	ASSERT_EQ(1, rpd_rec_sync(&self->r));
 
 	self->f.plan_ret = -EINVAL;
-	EXPECT_EQ(-EINVAL, rp_rec_replan(&self->r));
+	EXPECT_EQ(-EINVAL, rpd_rec_replan(&self->r));
 	EXPECT_TRUE(self->r.have_desired);
 	EXPECT_EQ(2, self->r.desired.n);
 	EXPECT_NE(NULL, strstr(self->r.last_error, "bad placement"));
-	EXPECT_EQ(0, rp_rec_sync(&self->r));
+	EXPECT_EQ(0, rpd_rec_sync(&self->r));
 	EXPECT_EQ(1, self->f.replaces);
 	EXPECT_EQ(2, self->f.installed.n);
 	EXPECT_EQ(1, self->r.st.plans_failed);
 
 	/* A fixed file plans again; same pins: no push. */
 	self->f.plan_ret = 0;
-	EXPECT_EQ(0, rp_rec_replan(&self->r));
-	EXPECT_EQ(0, rp_rec_sync(&self->r));
+	EXPECT_EQ(0, rpd_rec_replan(&self->r));
+	EXPECT_EQ(0, rpd_rec_sync(&self->r));
 	EXPECT_EQ(1, self->f.replaces);
 	EXPECT_STREQ("", self->r.last_error);
 }
@@ -272,10 +274,10 @@ TEST_F(rec, bad_plan_keeps_last_good)
 /* Before any good plan, the installed pins (from a previous run) stay. */
 TEST_F(rec, no_good_plan_leaves_installed)
 {
-	rpd_pinset_copy(&self->f.installed, &self->f.plan);
+	ASSERT_EQ(0, rp_pins_copy(&self->f.installed, &self->f.plan));
 	self->f.plan_ret = -ENOENT;
-	EXPECT_EQ(-ENOENT, rp_rec_replan(&self->r));
-	EXPECT_EQ(0, rp_rec_sync(&self->r));
+	EXPECT_EQ(-ENOENT, rpd_rec_replan(&self->r));
+	EXPECT_EQ(0, rpd_rec_sync(&self->r));
 	EXPECT_EQ(0, self->f.dumps);
 	EXPECT_EQ(0, self->f.replaces);
 	EXPECT_EQ(2, self->f.installed.n);
@@ -284,13 +286,13 @@ TEST_F(rec, no_good_plan_leaves_installed)
 /* A plan with no flows for this host empties the installed set. */
 TEST_F(rec, empty_plan_flushes)
 {
-	rpd_pinset_copy(&self->f.installed, &self->f.plan);
-	rpd_pinset_clear(&self->f.plan);
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	EXPECT_EQ(1, rp_rec_sync(&self->r));
+	ASSERT_EQ(0, rp_pins_copy(&self->f.installed, &self->f.plan));
+	rp_pins_clear(&self->f.plan);
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	EXPECT_EQ(1, rpd_rec_sync(&self->r));
 	EXPECT_EQ(0, self->f.installed.n);
 	/* Empty equals empty afterwards. */
-	EXPECT_EQ(0, rp_rec_sync(&self->r));
+	EXPECT_EQ(0, rpd_rec_sync(&self->r));
 	EXPECT_EQ(1, self->f.replaces);
 }
 
@@ -298,16 +300,16 @@ TEST_F(rec, empty_plan_flushes)
 TEST_F(rec, stale_retry)
 {
 	self->f.stale_left = 1;
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	EXPECT_EQ(1, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	EXPECT_EQ(1, rpd_rec_sync(&self->r));
 	EXPECT_EQ(2, self->f.replaces);
 	EXPECT_EQ(8, self->f.last_expect);
 	EXPECT_EQ(2, self->f.installed.n);
 
 	/* Persistent staleness gives up after a few tries. */
-	rpd_pinset_clear(&self->f.installed);
+	rp_pins_clear(&self->f.installed);
 	self->f.stale_left = 100;
-	EXPECT_EQ(-ESTALE, rp_rec_sync(&self->r));
+	EXPECT_EQ(-ESTALE, rpd_rec_sync(&self->r));
 	EXPECT_EQ(5, self->f.replaces);
 }
 
@@ -315,8 +317,8 @@ TEST_F(rec, stale_retry)
 TEST_F(rec, replace_failure)
 {
 	self->f.replace_ret = -ENOSPC;
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	EXPECT_EQ(-ENOSPC, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	EXPECT_EQ(-ENOSPC, rpd_rec_sync(&self->r));
 	EXPECT_EQ(0, self->f.installed.n);
 	EXPECT_EQ(1, self->r.st.push_failures);
 	EXPECT_NE(NULL, strstr(self->r.last_error, "too many rules"));
@@ -326,19 +328,19 @@ TEST_F(rec, replace_failure)
 TEST_F(rec, dump_failure)
 {
 	self->f.dump_ret = -ENOENT;
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	EXPECT_EQ(-ENOENT, rp_rec_sync(&self->r));
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	EXPECT_EQ(-ENOENT, rpd_rec_sync(&self->r));
 	EXPECT_EQ(0, self->f.replaces);
 }
 
 /* The module reloaded empty: the next sync re-pushes the same plan. */
 TEST_F(rec, repush_after_reload)
 {
-	ASSERT_EQ(1, rp_rec_replan(&self->r));
-	ASSERT_EQ(1, rp_rec_sync(&self->r));
-	rpd_pinset_clear(&self->f.installed);
+	ASSERT_EQ(1, rpd_rec_replan(&self->r));
+	ASSERT_EQ(1, rpd_rec_sync(&self->r));
+	rp_pins_clear(&self->f.installed);
 	self->f.gen = 1;
-	EXPECT_EQ(1, rp_rec_sync(&self->r));
+	EXPECT_EQ(1, rpd_rec_sync(&self->r));
 	EXPECT_EQ(2, self->f.installed.n);
 	EXPECT_EQ(2, self->r.installed_gen);
 }
@@ -356,7 +358,7 @@ TEST_F(rec, dcqcn_push)
 	strcpy(self->f.devs[2].driver, "mlx5_core");
 	self->f.ndevs = 3;
 
-	EXPECT_EQ(2, rp_rec_dcqcn(&self->r));
+	EXPECT_EQ(2, rpd_rec_dcqcn(&self->r));
 	ASSERT_EQ(2, self->f.nset);
 	EXPECT_STREQ("rxe0", self->f.set_dev[0]);
 	EXPECT_STREQ("mlx5_0", self->f.set_dev[1]);
@@ -374,7 +376,7 @@ TEST_F(rec, dcqcn_one_fails)
 	strcpy(self->f.devs[1].ibdev, "rxe1");
 	self->f.ndevs = 2;
 	self->f.dcqcn_ret = -ERANGE;
-	EXPECT_EQ(-ERANGE, rp_rec_dcqcn(&self->r));
+	EXPECT_EQ(-ERANGE, rpd_rec_dcqcn(&self->r));
 	EXPECT_EQ(1, self->f.nset);
 	EXPECT_STREQ("rxe1", self->f.set_dev[0]);
 	EXPECT_NE(NULL, strstr(self->r.last_error, "bad0"));
@@ -384,21 +386,21 @@ TEST_F(rec, dcqcn_one_fails)
 TEST(dcqcn_no_profile)
 {
 	struct fake f = { 0 };
-	struct rp_backend be = { .ctx = &f, .dev_dump = f_dev_dump,
+	struct rpd_backend be = { .ctx = &f, .dev_dump = f_dev_dump,
 				 .dcqcn_set = f_dcqcn_set };
-	struct rp_reconciler r;
-	struct rp_config cfg;
+	struct rpd_reconciler r;
+	struct rpd_config cfg;
 	char err[256];
 
-	ASSERT_EQ(0, rp_config_parse("{\"topology\": \"t\", \"placement\": \"p\", \"host\": \"h\"}",
-				     "x.conf", &cfg, err, sizeof(err)));
+	ASSERT_EQ(0, rpd_config_parse("{\"topology\": \"t\", \"placement\": \"p\", \"host\": \"h\"}",
+				      "x.conf", &cfg, err, sizeof(err)));
 	strcpy(f.devs[0].ibdev, "rxe0");
 	f.ndevs = 1;
-	rp_rec_init(&r, &be, &cfg);
-	EXPECT_EQ(0, rp_rec_dcqcn(&r));
+	rpd_rec_init(&r, &be, &cfg);
+	EXPECT_EQ(0, rpd_rec_dcqcn(&r));
 	EXPECT_EQ(0, f.nset);
-	rp_rec_free(&r);
-	rp_config_free(&cfg);
+	rpd_rec_free(&r);
+	rpd_config_free(&cfg);
 }
 
 static void put(const char *path, const char *text)
@@ -427,7 +429,7 @@ TEST(mlx5_debugfs_writes)
 {
 	char root[] = "/tmp/rocepathd-mlx5-XXXXXX";
 	char p[512], q[512], buf[32];
-	struct rp_dcqcn_values v = { 0 };
+	struct rpd_dcqcn_values v = { 0 };
 	int ai = rp_dcqcn_param_find("rp_ai_rate");
 	int gd = rp_dcqcn_param_find("rp_gd");
 	int np = rp_dcqcn_param_find("np_enable");
@@ -454,16 +456,16 @@ TEST(mlx5_debugfs_writes)
 	snprintf(p, sizeof(p), "%s/ib", root);
 	snprintf(q, sizeof(q), "%s/dbg", root);
 	/* rp_gd has no file here, np_enable is no cc_params file at all. */
-	EXPECT_EQ(1, rp_mlx5_cc_write(p, q, "mlx5_0", &v));
+	EXPECT_EQ(1, rpd_mlx5_cc_write(p, q, "mlx5_0", &v));
 	snprintf(p, sizeof(p), "%s/dbg/0000:03:00.0/cc_params/rp_ai_rate", root);
 	get(p, buf, sizeof(buf));
 	EXPECT_STREQ("9\n", buf);
 
 	/* No such device / no debugfs directory. */
 	snprintf(p, sizeof(p), "%s/ib", root);
-	EXPECT_EQ(-ENOENT, rp_mlx5_cc_write(p, q, "mlx5_9", &v));
+	EXPECT_EQ(-ENOENT, rpd_mlx5_cc_write(p, q, "mlx5_9", &v));
 	snprintf(q, sizeof(q), "%s/nodebugfs", root);
-	EXPECT_EQ(-ENOENT, rp_mlx5_cc_write(p, q, "mlx5_0", &v));
+	EXPECT_EQ(-ENOENT, rpd_mlx5_cc_write(p, q, "mlx5_0", &v));
 
 	snprintf(p, sizeof(p), "rm -rf '%s'", root);
 	EXPECT_EQ(0, system(p));
@@ -473,19 +475,22 @@ TEST(mlx5_debugfs_writes)
 TEST(pin_format)
 {
 	static const uint16_t ports[] = { 49153, 49154 };
-	struct rpd_pin p = mkpin("192.0.2.2", 2, ports);
+	struct rp_pin p = mkpin("192.0.2.2", 2, ports);
 	char buf[256];
 
-	rpd_pin_format(&p, buf, sizeof(buf));
+	rp_pin_format(&p, buf, sizeof(buf));
 	EXPECT_STREQ("192.0.2.2 sport 49153,49154", buf);
 	strcpy(p.ibdev, "rxe0");
 	p.rqpn = 17;
-	rpd_pin_format(&p, buf, sizeof(buf));
+	RP_SET(&p, ROCEPATH_A_PIN_RQPN);
+	rp_pin_format(&p, buf, sizeof(buf));
 	EXPECT_STREQ("192.0.2.2 sport 49153,49154 dev rxe0 rqpn 17", buf);
-	EXPECT_EQ(AF_INET, p.family);
-	EXPECT_EQ(0, rpd_pin_set_remote(&p, "2001:db8::1"));
-	EXPECT_EQ(AF_INET6, p.family);
-	EXPECT_EQ(-EINVAL, rpd_pin_set_remote(&p, "h2"));
+	EXPECT_EQ(0, rp_addr_parse("2001:db8::1", &p.remote));
+	p.lqpn = 5;
+	RP_SET(&p, ROCEPATH_A_PIN_LQPN);
+	rp_pin_format(&p, buf, sizeof(buf));
+	EXPECT_STREQ("2001:db8::1 sport 49153,49154 dev rxe0 rqpn 17 lqpn 5", buf);
+	rp_pin_release(&p);
 }
 
 TEST_HARNESS_MAIN

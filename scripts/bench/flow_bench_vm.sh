@@ -8,10 +8,10 @@
 rounds=${1:-3}
 iters=${2:-1000}
 icount=${3:-none}
-[ -f "$FLOW_KO" ] || { echo "rocepath.ko not built for $(uname -r)"; exit 4; }
+[ -f "$ROCEPATH_KO" ] || { echo "rocepath.ko not built for $(uname -r)"; exit 4; }
 
-load() { on_host 1 "insmod $FLOW_KO $*" && on_host 2 "insmod $FLOW_KO $*"; }
-unload() { on_host 1 "rmmod rocepath 2>/dev/null"; on_host 2 "rmmod rocepath 2>/dev/null"; true; }
+load() { rp_load 1 "$@" && rp_load 2 "$@"; }
+unload() { rp_unload 1; rp_unload 2; }
 unload
 
 # busy: CPU time (USER_HZ ticks) this guest spent outside idle and iowait
@@ -68,7 +68,7 @@ echo "busy ratio off/on (CPU ticks), median:     $(printf '%s\n' $works | med)"
 
 # memory per flow: 2000 flows from 2000 source ports
 n=2000
-on_host 1 "insmod $FLOW_KO max_flows=4096"
+on_host 1 "insmod $ROCEPATH_KO max_flows=4096"
 m0=$(awk '/^Slab:|^Percpu:/ {s += $2} END {print s}' /proc/meminfo)
 python3 - "$PEER_IP4" "$n" <<-'PYEOF'
 import socket, struct, sys

@@ -16,7 +16,7 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
-#include "nl.h"
+#include "rp_netlink.h"
 
 #define NL_BUFSIZE	(64 * 1024)
 #define NL_RCVBUF	(4 * 1024 * 1024)

@@ -12,47 +12,9 @@
 #include <json-c/json.h>
 #include <linux/rocepath.h>
 
-#include "config.h"
-#include "log.h"
-
-#define P(n, a, m, d) { #n, ROCEPATH_A_DCQCN_##a, m, d }
-const struct rp_dcqcn_param rp_dcqcn_params[] = {
-	P(np_enable, NP_ENABLE, 1, 0),
-	P(rp_enable, RP_ENABLE, 1, 0),
-	P(rp_clamp_tgt_rate, RP_CLAMP_TGT_RATE, 1, 1),
-	P(rp_clamp_tgt_rate_ati, RP_CLAMP_TGT_RATE_ATI, 1, 1),
-	P(rp_time_reset, RP_TIME_RESET, UINT32_MAX, 1),
-	P(rp_byte_reset, RP_BYTE_RESET, UINT32_MAX, 1),
-	P(rp_threshold, RP_THRESHOLD, UINT32_MAX, 1),
-	P(rp_ai_rate, RP_AI_RATE, UINT32_MAX, 1),
-	P(rp_max_rate, RP_MAX_RATE, UINT32_MAX, 1),
-	P(rp_hai_rate, RP_HAI_RATE, UINT32_MAX, 1),
-	P(rp_min_dec_fac, RP_MIN_DEC_FAC, 100, 1),
-	P(rp_min_rate, RP_MIN_RATE, UINT32_MAX, 1),
-	P(rp_rate_to_set_on_first_cnp, RP_RATE_TO_SET_ON_FIRST_CNP, UINT32_MAX, 1),
-	P(rp_dce_tcp_g, RP_DCE_TCP_G, 1023, 1),
-	P(rp_dce_tcp_rtt, RP_DCE_TCP_RTT, UINT32_MAX, 1),
-	P(rp_rate_reduce_monitor_period, RP_RATE_REDUCE_MONITOR_PERIOD, UINT32_MAX, 1),
-	P(rp_initial_alpha_value, RP_INITIAL_ALPHA_VALUE, 1023, 1),
-	P(rp_gd, RP_GD, UINT32_MAX, 1),
-	P(np_min_time_between_cnps, NP_MIN_TIME_BETWEEN_CNPS, UINT32_MAX, 1),
-	P(np_cnp_dscp, NP_CNP_DSCP, 63, 1),
-	P(np_cnp_prio_mode, NP_CNP_PRIO_MODE, 1, 1),
-	P(np_cnp_prio, NP_CNP_PRIO, 7, 1),
-};
-#undef P
-const size_t rp_dcqcn_nparams = sizeof(rp_dcqcn_params) / sizeof(rp_dcqcn_params[0]);
-
-_Static_assert(sizeof(rp_dcqcn_params) / sizeof(rp_dcqcn_params[0]) <= 32,
-	       "rp_dcqcn_values holds 32 parameters");
-
-int rp_dcqcn_param_find(const char *name)
-{
-	for (size_t i = 0; i < rp_dcqcn_nparams; i++)
-		if (!strcmp(rp_dcqcn_params[i].name, name))
-			return i;
-	return -ENOENT;
-}
+#include "rpd_config.h"
+#include "rpd_log.h"
+#include "objs.h"
 
 static int cfg_err(char *err, size_t errlen, const char *path, const char *key,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -100,24 +62,25 @@ static int get_string(json_object *v, const char *path, const char *key,
 }
 
 static int get_uint(json_object *v, const char *path, const char *key,
-		    uint64_t max, uint64_t *out, char *err, size_t errlen)
+		    uint64_t min, uint64_t max, uint64_t *out, char *err,
+		    size_t errlen)
 {
 	int64_t x;
 
 	if (!json_object_is_type(v, json_type_int))
-		return cfg_err(err, errlen, path, key,
-			       "expected an integer 0..%llu", (unsigned long long)max);
+		return cfg_err(err, errlen, path, key, "expected an integer %llu..%llu",
+			       (unsigned long long)min, (unsigned long long)max);
 	errno = 0;
 	x = json_object_get_int64(v);
-	if (x < 0 || (uint64_t)x > max ||
+	if (x < 0 || (uint64_t)x < min || (uint64_t)x > max ||
 	    (x == INT64_MAX && errno == ERANGE))
-		return cfg_err(err, errlen, path, key,
-			       "value out of range 0..%llu", (unsigned long long)max);
+		return cfg_err(err, errlen, path, key, "value out of range %llu..%llu",
+			       (unsigned long long)min, (unsigned long long)max);
 	*out = x;
 	return 0;
 }
 
-static int parse_dcqcn(json_object *obj, const char *path, struct rp_config *cfg,
+static int parse_dcqcn(json_object *obj, const char *path, struct rpd_config *cfg,
 		       char *err, size_t errlen)
 {
 	size_t n = 0;
@@ -131,7 +94,7 @@ static int parse_dcqcn(json_object *obj, const char *path, struct rp_config *cfg
 		return -ENOMEM;
 
 	json_object_object_foreach(obj, dev, params) {
-		struct rp_dcqcn_profile *p = &cfg->dcqcn[n];
+		struct rpd_dcqcn_profile *p = &cfg->dcqcn[n];
 
 		snprintf(key, sizeof(key), "dcqcn.%s", dev);
 		if (!*dev || strlen(dev) >= sizeof(p->dev))
@@ -151,8 +114,9 @@ static int parse_dcqcn(json_object *obj, const char *path, struct rp_config *cfg
 			if (i < 0)
 				return cfg_err(err, errlen, path, key,
 					       "unknown DCQCN parameter (see rocepathd(8) for the list)");
-			ret = get_uint(pval, path, key, rp_dcqcn_params[i].max, &v,
-				       err, errlen);
+			/* The module's range, from the spec: what passes here is never refused at push time. */
+			ret = get_uint(pval, path, key, rp_dcqcn_params[i].min,
+				       rp_dcqcn_params[i].max, &v, err, errlen);
 			if (ret)
 				return ret;
 			p->set |= 1ULL << i;
@@ -164,8 +128,8 @@ static int parse_dcqcn(json_object *obj, const char *path, struct rp_config *cfg
 	return 0;
 }
 
-int rp_config_parse(const char *text, const char *path, struct rp_config *cfg,
-		    char *err, size_t errlen)
+int rpd_config_parse(const char *text, const char *path, struct rpd_config *cfg,
+		     char *err, size_t errlen)
 {
 	const char *topology = NULL, *placement = NULL, *host = NULL;
 	enum json_tokener_error jerr;
@@ -174,9 +138,9 @@ int rp_config_parse(const char *text, const char *path, struct rp_config *cfg,
 	int ret = 0;
 
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->log_level = RP_LOG_INFO;
-	cfg->debounce_ms = RP_DEBOUNCE_MS_DEFAULT;
-	cfg->resync_s = RP_RESYNC_S_DEFAULT;
+	cfg->log_level = RPD_LOG_INFO;
+	cfg->debounce_ms = RPD_DEBOUNCE_MS_DEFAULT;
+	cfg->resync_s = RPD_RESYNC_S_DEFAULT;
 
 	tok = json_tokener_new();
 	if (!tok)
@@ -224,7 +188,7 @@ parsed:
 
 			ret = get_string(val, path, key, &s, err, errlen);
 			if (!ret) {
-				cfg->log_level = rp_log_level_parse(s);
+				cfg->log_level = rpd_log_level_parse(s);
 				if (cfg->log_level < 0)
 					ret = cfg_err(err, errlen, path, key,
 						      "'%s' is not one of error, warn, info, debug",
@@ -233,12 +197,12 @@ parsed:
 		} else if (!strcmp(key, "debounce_ms")) {
 			uint64_t v;
 
-			ret = get_uint(val, path, key, RP_DEBOUNCE_MS_MAX, &v, err, errlen);
+			ret = get_uint(val, path, key, 0, RPD_DEBOUNCE_MS_MAX, &v, err, errlen);
 			cfg->debounce_ms = v;
 		} else if (!strcmp(key, "resync_interval_s")) {
 			uint64_t v;
 
-			ret = get_uint(val, path, key, RP_RESYNC_S_MAX, &v, err, errlen);
+			ret = get_uint(val, path, key, 0, RPD_RESYNC_S_MAX, &v, err, errlen);
 			cfg->resync_s = v;
 		} else if (!strcmp(key, "dcqcn")) {
 			ret = parse_dcqcn(val, path, cfg, err, errlen);
@@ -279,12 +243,12 @@ parsed:
 out:
 	json_object_put(root);
 	if (ret)
-		rp_config_free(cfg);
+		rpd_config_free(cfg);
 	return ret;
 }
 
-int rp_config_load(const char *path, struct rp_config *cfg, char *err,
-		   size_t errlen)
+int rpd_config_load(const char *path, struct rpd_config *cfg, char *err,
+		    size_t errlen)
 {
 	size_t len = 0, cap = 4096;
 	char *buf;
@@ -338,12 +302,12 @@ int rp_config_load(const char *path, struct rp_config *cfg, char *err,
 		snprintf(err, errlen, "%s: contains a NUL byte", path);
 		return -EINVAL;
 	}
-	ret = rp_config_parse(buf, path, cfg, err, errlen);
+	ret = rpd_config_parse(buf, path, cfg, err, errlen);
 	free(buf);
 	return ret;
 }
 
-void rp_config_free(struct rp_config *cfg)
+void rpd_config_free(struct rpd_config *cfg)
 {
 	free(cfg->path);
 	free(cfg->topology);
@@ -353,16 +317,16 @@ void rp_config_free(struct rp_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-static void merge(struct rp_dcqcn_values *out, const struct rp_dcqcn_profile *p)
+static void merge(struct rpd_dcqcn_values *out, const struct rpd_dcqcn_profile *p)
 {
-	for (size_t i = 0; i < rp_dcqcn_nparams; i++)
+	for (size_t i = 0; i < RP_DCQCN_NPARAMS; i++)
 		if (p->set & (1ULL << i))
 			out->val[i] = p->val[i];
 	out->set |= p->set;
 }
 
-int rp_config_dcqcn_for(const struct rp_config *cfg, const char *dev,
-			struct rp_dcqcn_values *out)
+int rpd_config_dcqcn_for(const struct rpd_config *cfg, const char *dev,
+			 struct rpd_dcqcn_values *out)
 {
 	int matched = 0;
 
@@ -370,7 +334,7 @@ int rp_config_dcqcn_for(const struct rp_config *cfg, const char *dev,
 	/* Pass 0: "*", pass 1: other patterns, pass 2: the exact name. */
 	for (int pass = 0; pass < 3; pass++) {
 		for (size_t i = 0; i < cfg->n_dcqcn; i++) {
-			const struct rp_dcqcn_profile *p = &cfg->dcqcn[i];
+			const struct rpd_dcqcn_profile *p = &cfg->dcqcn[i];
 			int star = !strcmp(p->dev, "*");
 			int exact = !strcmp(p->dev, dev);
 			int pat = !star && !exact && strpbrk(p->dev, "*?[") &&

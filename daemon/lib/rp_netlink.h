@@ -17,8 +17,8 @@
  *	if (ret) fprintf(stderr, "%s\n", rp_nl_errmsg(nl) ?: strerror(-ret));
  *	rp_nl_close(nl);
  */
-#ifndef ROCEPATH_NL_H
-#define ROCEPATH_NL_H
+#ifndef ROCEPATH_RP_NETLINK_H
+#define ROCEPATH_RP_NETLINK_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -154,4 +154,4 @@ int rp_stats_get(struct rp_nl *nl, struct rp_stats *out);
 int rp_nl_put_pin(struct nlmsghdr *nlh, size_t buflen, const struct rp_pin *p,
 		  bool with_sports);
 
-#endif /* ROCEPATH_NL_H */
+#endif /* ROCEPATH_RP_NETLINK_H */

@@ -8,16 +8,16 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "log.h"
+#include "rpd_log.h"
 
-static int log_level = RP_LOG_INFO;
+static int log_level = RPD_LOG_INFO;
 static int log_journal;
 
 /*
  * systemd sets JOURNAL_STREAM=<dev>:<ino> for the stream it hands us; it
  * only counts when stderr is still that stream (not redirected by a shell).
  */
-void rp_log_init(void)
+void rpd_log_init(void)
 {
 	const char *js = getenv("JOURNAL_STREAM");
 	unsigned long long dev, ino;
@@ -30,12 +30,12 @@ void rp_log_init(void)
 		log_journal = 1;
 }
 
-void rp_log_set_level(int level)
+void rpd_log_set_level(int level)
 {
 	log_level = level;
 }
 
-int rp_log_get_level(void)
+int rpd_log_get_level(void)
 {
 	return log_level;
 }
@@ -44,13 +44,13 @@ static const struct {
 	const char *name;
 	int level;
 } levels[] = {
-	{ "error", RP_LOG_ERR },
-	{ "warn", RP_LOG_WARN },
-	{ "info", RP_LOG_INFO },
-	{ "debug", RP_LOG_DEBUG },
+	{ "error", RPD_LOG_ERR },
+	{ "warn", RPD_LOG_WARN },
+	{ "info", RPD_LOG_INFO },
+	{ "debug", RPD_LOG_DEBUG },
 };
 
-int rp_log_level_parse(const char *name)
+int rpd_log_level_parse(const char *name)
 {
 	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
 		if (!strcmp(name, levels[i].name))
@@ -58,7 +58,7 @@ int rp_log_level_parse(const char *name)
 	return -EINVAL;
 }
 
-const char *rp_log_level_name(int level)
+const char *rpd_log_level_name(int level)
 {
 	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
 		if (levels[i].level == level)
@@ -66,7 +66,7 @@ const char *rp_log_level_name(int level)
 	return "?";
 }
 
-void rp_log(int level, const char *fmt, ...)
+void rpd_log(int level, const char *fmt, ...)
 {
 	char line[4096];
 	int saved = errno;
@@ -91,7 +91,7 @@ void rp_log(int level, const char *fmt, ...)
 		gmtime_r(&ts.tv_sec, &tm);
 		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
 		fprintf(stderr, "%s.%03ldZ rocepathd %s: %s\n", stamp,
-			ts.tv_nsec / 1000000, rp_log_level_name(level), line);
+			ts.tv_nsec / 1000000, rpd_log_level_name(level), line);
 	}
 	fflush(stderr);
 out:

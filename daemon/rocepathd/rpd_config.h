@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rocepathd configuration: a JSON object read from /etc/rocepath/rocepathd.conf
+ * (or -c FILE). Unknown keys are errors, so a typo never silently changes
+ * behaviour; every error names the file and the key.
+ */
+#ifndef ROCEPATHD_RPD_CONFIG_H
+#define ROCEPATHD_RPD_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spec-gen.h"
+
+#define RPD_CONFIG_DEFAULT "/etc/rocepath/rocepathd.conf"
+#define RPD_DEBOUNCE_MS_DEFAULT 200
+#define RPD_DEBOUNCE_MS_MAX 60000
+#define RPD_RESYNC_S_DEFAULT 60
+#define RPD_RESYNC_S_MAX 86400
+#define RPD_DEV_NAME_LEN 64
+
+/* One "dcqcn" entry: a device name or fnmatch(3) pattern ("*"). */
+struct rpd_dcqcn_profile {
+	char dev[RPD_DEV_NAME_LEN];
+	uint64_t set;		/* bit i: rp_dcqcn_params[i] given */
+	uint32_t val[RP_DCQCN_NPARAMS];
+};
+
+/* The parameters that apply to one device after merging profiles. */
+struct rpd_dcqcn_values {
+	uint64_t set;
+	uint32_t val[RP_DCQCN_NPARAMS];
+};
+
+struct rpd_config {
+	char *path;		/* the file it came from */
+	char *topology;		/* absolute, or relative to the config's dir */
+	char *placement;
+	char *host;		/* config "host", else the system host name */
+	int log_level;		/* RPD_LOG_* */
+	int debounce_ms;
+	int resync_s;		/* periodic pin check, 0 = off */
+	struct rpd_dcqcn_profile *dcqcn;
+	size_t n_dcqcn;
+};
+
+/*
+ * Parse @text (JSON) as if read from @path. On error returns -errno and
+ * writes "<path>: key '<key>': <reason>" to @err.
+ */
+int rpd_config_parse(const char *text, const char *path, struct rpd_config *cfg,
+		     char *err, size_t errlen);
+int rpd_config_load(const char *path, struct rpd_config *cfg, char *err,
+		    size_t errlen);
+void rpd_config_free(struct rpd_config *cfg);
+
+/*
+ * Merge the profiles that match @dev: "*" first, then other patterns in
+ * file order, then an exact name, later ones overriding earlier ones.
+ * Returns the number of profiles that matched.
+ */
+int rpd_config_dcqcn_for(const struct rpd_config *cfg, const char *dev,
+			 struct rpd_dcqcn_values *out);
+
+#endif
