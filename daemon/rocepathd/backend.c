@@ -114,6 +114,13 @@ int rpd_pins_from_json(json_object *arr, struct rpd_pinset *out, char *err,
 int rpd_plan_files(const struct rp_config *cfg, struct rpd_pinset *out,
 		   char *summary, size_t slen, char *err, size_t errlen)
 {
+	return rpd_plan_files_sum(cfg, out, NULL, summary, slen, err, errlen);
+}
+
+int rpd_plan_files_sum(const struct rp_config *cfg, struct rpd_pinset *out,
+		       struct rp_plan_summary *sum, char *summary, size_t slen,
+		       char *err, size_t errlen)
+{
 	const struct rp_plan_summary *s;
 	struct rp_plan *plan = NULL;
 	json_object *pins = NULL;
@@ -143,6 +150,8 @@ int rpd_plan_files(const struct rp_config *cfg, struct rpd_pinset *out,
 	if (ret)
 		goto out;
 	s = rp_plan_summary(plan);
+	if (s && sum)
+		*sum = *s;
 	if (s && summary)
 		snprintf(summary, slen,
 			 "fabric: %u flows, %u unplaced, max link load %u flows, lower bound %u, ECMP baseline %u",
@@ -157,8 +166,14 @@ out:
 static int be_plan(void *ctx, const struct rp_config *cfg, struct rpd_pinset *out,
 		   char *summary, size_t slen, char *err, size_t errlen)
 {
-	(void)ctx;
-	return rpd_plan_files(cfg, out, summary, slen, err, errlen);
+	struct rpd_kernel *k = ctx;
+	struct rp_plan_summary sum = { 0 };
+	int ret;
+
+	ret = rpd_plan_files_sum(cfg, out, &sum, summary, slen, err, errlen);
+	if (!ret)
+		k->plan_sum = sum;
+	return ret;
 }
 
 static void to_lib_pin(const struct rpd_pin *p, struct rp_pin *lp)

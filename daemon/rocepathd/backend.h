@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "plan.h"
 #include "reconcile.h"
 
 struct json_object;
@@ -22,6 +23,7 @@ struct rpd_kernel {
 	uint32_t dry_gen;
 	const char *sysfs_ib;		/* RP_SYSFS_IB */
 	const char *debugfs_mlx5;	/* RP_DEBUGFS_MLX5 */
+	struct rp_plan_summary plan_sum;	/* of the last good plan (metrics) */
 };
 
 void rpd_kernel_init(struct rpd_kernel *k, bool dry_run);
@@ -35,6 +37,10 @@ void rpd_backend_init(struct rp_backend *be, struct rpd_kernel *k);
  */
 int rpd_plan_files(const struct rp_config *cfg, struct rpd_pinset *out,
 		   char *summary, size_t slen, char *err, size_t errlen);
+/* The same, also returning the plan's figures in @sum (may be NULL). */
+int rpd_plan_files_sum(const struct rp_config *cfg, struct rpd_pinset *out,
+		       struct rp_plan_summary *sum, char *summary, size_t slen,
+		       char *err, size_t errlen);
 
 /*
  * Convert a pins array as rp_plan_host_pins() / `rocepath -j pin show`

@@ -164,10 +164,45 @@ static int parse_dcqcn(json_object *obj, const char *path, struct rp_config *cfg
 	return 0;
 }
 
+/* "metrics": {"path": FILE | null, "interval_s": N} */
+static int parse_metrics(json_object *obj, const char *path, struct rp_config *cfg,
+			 const char **mpath, char *err, size_t errlen)
+{
+	if (!json_object_is_type(obj, json_type_object))
+		return cfg_err(err, errlen, path, "metrics",
+			       "expected an object with path and interval_s");
+	json_object_object_foreach(obj, k, v) {
+		uint64_t x;
+		int ret;
+
+		if (!strcmp(k, "path")) {
+			if (json_object_is_type(v, json_type_null)) {
+				*mpath = NULL;
+				continue;
+			}
+			ret = get_string(v, path, "metrics.path", mpath, err, errlen);
+		} else if (!strcmp(k, "interval_s")) {
+			ret = get_uint(v, path, "metrics.interval_s",
+				       RP_METRICS_INTERVAL_S_MAX, &x, err, errlen);
+			cfg->metrics_interval_s = x;
+		} else {
+			char key[256];
+
+			snprintf(key, sizeof(key), "metrics.%s", k);
+			ret = cfg_err(err, errlen, path, key,
+				      "unknown key (known: path, interval_s)");
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int rp_config_parse(const char *text, const char *path, struct rp_config *cfg,
 		    char *err, size_t errlen)
 {
 	const char *topology = NULL, *placement = NULL, *host = NULL;
+	const char *mpath = RP_METRICS_PATH_DEFAULT;
 	enum json_tokener_error jerr;
 	struct json_tokener *tok;
 	json_object *root;
@@ -177,6 +212,7 @@ int rp_config_parse(const char *text, const char *path, struct rp_config *cfg,
 	cfg->log_level = RP_LOG_INFO;
 	cfg->debounce_ms = RP_DEBOUNCE_MS_DEFAULT;
 	cfg->resync_s = RP_RESYNC_S_DEFAULT;
+	cfg->metrics_interval_s = RP_METRICS_INTERVAL_S_DEFAULT;
 
 	tok = json_tokener_new();
 	if (!tok)
@@ -242,9 +278,11 @@ parsed:
 			cfg->resync_s = v;
 		} else if (!strcmp(key, "dcqcn")) {
 			ret = parse_dcqcn(val, path, cfg, err, errlen);
+		} else if (!strcmp(key, "metrics")) {
+			ret = parse_metrics(val, path, cfg, &mpath, err, errlen);
 		} else {
 			ret = cfg_err(err, errlen, path, key,
-				      "unknown key (known: topology, placement, host, dcqcn, log_level, debounce_ms, resync_interval_s)");
+				      "unknown key (known: topology, placement, host, dcqcn, metrics, log_level, debounce_ms, resync_interval_s)");
 		}
 		if (ret)
 			goto out;
@@ -261,6 +299,13 @@ parsed:
 	cfg->path = strdup(path);
 	cfg->topology = resolve_path(path, topology);
 	cfg->placement = resolve_path(path, placement);
+	if (mpath) {
+		cfg->metrics_path = resolve_path(path, mpath);
+		if (!cfg->metrics_path) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	if (host) {
 		cfg->host = strdup(host);
 	} else {
@@ -349,6 +394,7 @@ void rp_config_free(struct rp_config *cfg)
 	free(cfg->topology);
 	free(cfg->placement);
 	free(cfg->host);
+	free(cfg->metrics_path);
 	free(cfg->dcqcn);
 	memset(cfg, 0, sizeof(*cfg));
 }

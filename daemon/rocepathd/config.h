@@ -16,6 +16,10 @@
 #define RP_RESYNC_S_DEFAULT 60
 #define RP_RESYNC_S_MAX 86400
 #define RP_DEV_NAME_LEN 64
+/* Debian's prometheus-node-exporter reads its textfile collector from here. */
+#define RP_METRICS_PATH_DEFAULT "/var/lib/prometheus/node-exporter/rocepath.prom"
+#define RP_METRICS_INTERVAL_S_DEFAULT 15
+#define RP_METRICS_INTERVAL_S_MAX 3600
 
 /* DCQCN parameters, named as `rocepath dcqcn set` / mlx5 cc_params. */
 struct rp_dcqcn_param {
@@ -51,6 +55,8 @@ struct rp_config {
 	int log_level;		/* RP_LOG_* */
 	int debounce_ms;
 	int resync_s;		/* periodic pin check, 0 = off */
+	char *metrics_path;	/* Prometheus textfile, NULL = not written */
+	int metrics_interval_s;	/* metrics and QP check period, 0 = off */
 	struct rp_dcqcn_profile *dcqcn;
 	size_t n_dcqcn;
 };
