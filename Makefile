@@ -9,6 +9,7 @@
 #   make fuzz       1,000,000 fuzzed netlink messages per phase, debug kernel
 #   make demo       two soft-RoCE guests, rocepathd, RDMA traffic
 #   make bench      benchmarks
+#   make check-slurm  real Slurm in two guests drives the placement
 #   make gen        regenerate UAPI and policy code from the YNL spec
 
 TOP := $(CURDIR)
@@ -26,7 +27,7 @@ MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/rocepath
 
 .PHONY: all module modules-all userspace gen gen-check deps check check-debug fuzz demo bench \
-	install uninstall dkms-src dkms-install dkms-uninstall clean
+	install uninstall check-slurm dkms-src dkms-install dkms-uninstall clean
 
 all: module userspace
 
@@ -121,6 +122,12 @@ dkms-install: dkms-src
 dkms-uninstall:
 	-dkms remove rocepath/$(DKMS_VERSION) --all
 	rm -rf "$(DKMS_SRC)"
+
+# Real Slurm (slurmctld, slurmd, munge from Debian) in two guests running
+# the placement prolog/epilog (selftests/slurm_job.sh, about 95 s).
+check-slurm: deps
+	@scripts/apt-missing.sh check-slurm slurmctld slurmd munge
+	scripts/vm/run.sh -k 6.12 selftests/slurm_job.sh
 
 clean:
 	-[ -d "$(KDIR)" ] && $(MAKE) -C "$(KDIR)" M="$(TOP)" clean
