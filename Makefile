@@ -9,6 +9,9 @@
 #   make fuzz       1,000,000 fuzzed netlink messages per phase, debug kernel
 #   make demo       two soft-RoCE guests, rocepathd, RDMA traffic
 #   make bench      benchmarks
+#   make deb        Debian packages rocepath, rocepath-dkms, rocepath-slurm
+#   make check-deb  install them into a clean root: DKMS, unit, upgrade, purge
+#   make check-slurm  real Slurm in two guests drives the placement
 #   make gen        regenerate UAPI and policy code from the YNL spec
 
 TOP := $(CURDIR)
@@ -26,7 +29,7 @@ MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/rocepath
 
 .PHONY: all module modules-all userspace gen gen-check deps check check-debug fuzz demo bench \
-	install uninstall dkms-src dkms-install dkms-uninstall clean
+	install install-files deb check-deb check-slurm uninstall dkms-src dkms-install dkms-uninstall clean
 
 all: module userspace
 
@@ -75,6 +78,13 @@ bench: deps
 	scripts/bench.sh
 
 install: all
+	$(MAKE) install-files
+	@if [ -f rocepath.ko ] && [ -z "$(DESTDIR)" ]; then \
+		$(MAKE) -C "$(KDIR)" M="$(TOP)" modules_install && depmod -a $(KREL); \
+	fi
+
+# Everything but the module, from an existing build (the Debian package).
+install-files:
 	install -D -m 0755 daemon/rocepath $(DESTDIR)$(SBINDIR)/rocepath
 	install -D -m 0755 daemon/rocepathd/rocepathd $(DESTDIR)$(SBINDIR)/rocepathd
 	install -D -m 0644 scripts/systemd/rocepathd.service \
@@ -83,15 +93,14 @@ install: all
 		$(DESTDIR)/usr/lib/modules-load.d/rocepath.conf
 	install -D -m 0644 examples/rocepathd.conf \
 		$(DESTDIR)$(DOCDIR)/examples/rocepathd.conf
+	install -D -m 0644 examples/grafana/rocepath.json \
+		$(DESTDIR)$(DOCDIR)/examples/grafana-rocepath.json
 	@[ -e $(DESTDIR)$(SYSCONFDIR)/rocepath/rocepathd.conf ] || \
 		install -D -m 0644 examples/rocepathd.conf \
 			$(DESTDIR)$(SYSCONFDIR)/rocepath/rocepathd.conf
 	for m in Documentation/man/*.8; do \
 		install -D -m 0644 $$m $(DESTDIR)$(MANDIR)/man8/$$(basename $$m); \
 	done
-	@if [ -f rocepath.ko ] && [ -z "$(DESTDIR)" ]; then \
-		$(MAKE) -C "$(KDIR)" M="$(TOP)" modules_install && depmod -a $(KREL); \
-	fi
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/rocepath $(DESTDIR)$(SBINDIR)/rocepathd
@@ -121,6 +130,20 @@ dkms-install: dkms-src
 dkms-uninstall:
 	-dkms remove rocepath/$(DKMS_VERSION) --all
 	rm -rf "$(DKMS_SRC)"
+
+# Debian packages rocepath, rocepath-dkms, rocepath-slurm into build/deb/ (scripts/deb.sh).
+deb:
+	scripts/deb.sh build
+
+# Install both into a clean root, DKMS build, unit verify, upgrade, purge.
+check-deb:
+	scripts/deb.sh check
+
+# Real Slurm (slurmctld, slurmd, munge from Debian) in two guests running
+# the placement prolog/epilog (selftests/slurm_job.sh, about 95 s).
+check-slurm: deps
+	@scripts/apt-missing.sh check-slurm slurmctld slurmd munge
+	scripts/vm/run.sh -k 6.12 selftests/slurm_job.sh
 
 clean:
 	-[ -d "$(KDIR)" ] && $(MAKE) -C "$(KDIR)" M="$(TOP)" clean

@@ -259,6 +259,7 @@ for k in "${kernels[@]}"; do
 done
 item "build: userspace (make -C daemon)" make -s -C daemon -j2
 item "build: unit tests (make -C daemon tests)" make -s -C daemon -j2 tests
+item "build: packaging files (scripts/deb.sh quick; make check-deb installs the .debs)" scripts/deb.sh quick
 
 #
 # Stage 3: unit tests under valgrind.

@@ -88,4 +88,6 @@ if [ ! -e "$src/.done" ]; then
 		die "extracting $tarball failed"
 	touch "$src/.done"
 fi
+# node_exporter and promtool for selftests/metrics_prom.sh (binaries only).
+ROCEPATH_CACHE=$CACHE "$TOP/scripts/prom-tools.sh" || die "scripts/prom-tools.sh failed"
 log "ok ($(tr '\n' ' ' <"$env_file"))"

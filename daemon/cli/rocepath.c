@@ -36,6 +36,8 @@ static const struct {
 	{ "stats", cmd_stats, "stats" },
 	{ "monitor", cmd_monitor, "monitor" },
 	{ "plan", NULL, "plan topology FILE placement FILE [host NAME]" },
+	{ "nccl-env", cmd_nccl_env,
+	  "nccl-env [job ID] [config FILE] [host NAME] [dscp N]" },
 	{ "help", cmd_help, "help" },
 };
 

@@ -35,6 +35,13 @@ void rpd_kernel_free(struct rpd_kernel *k)
 int rpd_plan_files(const struct rpd_config *cfg, struct rp_pins *out,
 		   char *summary, size_t slen, char *err, size_t errlen)
 {
+	return rpd_plan_files_sum(cfg, out, NULL, summary, slen, err, errlen);
+}
+
+int rpd_plan_files_sum(const struct rpd_config *cfg, struct rp_pins *out,
+		       struct rp_plan_summary *sum, char *summary, size_t slen,
+		       char *err, size_t errlen)
+{
 	const struct rp_plan_summary *s;
 	struct rp_plan *plan = NULL;
 	json_object *pins = NULL;
@@ -64,6 +71,8 @@ int rpd_plan_files(const struct rpd_config *cfg, struct rp_pins *out,
 	if (ret)
 		goto out;
 	s = rp_plan_summary(plan);
+	if (s && sum)
+		*sum = *s;
 	if (s && summary)
 		snprintf(summary, slen,
 			 "fabric: %u flows, %u unplaced, max link load %u flows, lower bound %u, ECMP baseline %u",
@@ -78,8 +87,14 @@ out:
 static int be_plan(void *ctx, const struct rpd_config *cfg, struct rp_pins *out,
 		   char *summary, size_t slen, char *err, size_t errlen)
 {
-	(void)ctx;
-	return rpd_plan_files(cfg, out, summary, slen, err, errlen);
+	struct rpd_kernel *k = ctx;
+	struct rp_plan_summary sum = { 0 };
+	int ret;
+
+	ret = rpd_plan_files_sum(cfg, out, &sum, summary, slen, err, errlen);
+	if (!ret)
+		k->plan_sum = sum;
+	return ret;
 }
 
 static int be_pin_dump(void *ctx, struct rp_pins *out, uint32_t *gen)

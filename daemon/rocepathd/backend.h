@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "plan.h"
 #include "reconcile.h"
 
 struct rp_nl;
@@ -21,6 +22,7 @@ struct rpd_kernel {
 	uint32_t dry_gen;
 	const char *sysfs_ib;		/* RPD_SYSFS_IB */
 	const char *debugfs_mlx5;	/* RPD_DEBUGFS_MLX5 */
+	struct rp_plan_summary plan_sum;	/* of the last good plan (metrics) */
 };
 
 void rpd_kernel_init(struct rpd_kernel *k, bool dry_run);
@@ -34,5 +36,9 @@ void rpd_backend_init(struct rpd_backend *be, struct rpd_kernel *k);
  */
 int rpd_plan_files(const struct rpd_config *cfg, struct rp_pins *out,
 		   char *summary, size_t slen, char *err, size_t errlen);
+/* The same, also returning the plan's figures in @sum (may be NULL). */
+int rpd_plan_files_sum(const struct rpd_config *cfg, struct rp_pins *out,
+		       struct rp_plan_summary *sum, char *summary, size_t slen,
+		       char *err, size_t errlen);
 
 #endif

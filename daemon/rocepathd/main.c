@@ -26,6 +26,7 @@
 #include "rpd_config.h"
 #include "genl_watch.h"
 #include "linkmon.h"
+#include "metrics.h"
 #include "rpd_log.h"
 #include "rp_netlink.h"
 #include "reconcile.h"
@@ -49,6 +50,7 @@ struct daemon {
 	struct rpd_genl g;
 	bool have_genl;
 	struct rpd_linkmon lm;
+	struct rpd_metrics mx;
 	int sfd;
 	bool module;		/* family present, request socket open */
 	bool ready;		/* READY=1 sent */
@@ -59,6 +61,7 @@ struct daemon {
 	int64_t t_retry;	/* kernel work retry deadline */
 	int64_t t_rearm;	/* missing watch directory retry */
 	int64_t t_resync;	/* periodic pin check */
+	int64_t t_metrics;	/* next metrics file / QP check */
 	int backoff_ms;
 };
 
@@ -221,6 +224,7 @@ static void do_plan(struct daemon *d)
 	 * after; hand them back so the resident size stays small between plans.
 	 */
 	malloc_trim(0);
+	rpd_metrics_note_plan(&d->mx, ret);
 	if (ret >= 0)
 		d->need_sync = true;
 	else
@@ -248,6 +252,7 @@ static void reload(struct daemon *d, int64_t now)
 
 	if (rpd_config_load(d->cfg_path, &nc, err, sizeof(err))) {
 		rpd_err("reload: %s; keeping the running configuration", err);
+		rpd_metrics_note_reload(&d->mx, false);
 		return;
 	}
 	rpd_config_free(&d->cfg);
@@ -257,6 +262,8 @@ static void reload(struct daemon *d, int64_t now)
 		 d->cfg.topology, d->cfg.placement, d->cfg.host);
 	watch_files(d, now);
 	d->t_resync = d->cfg.resync_s ? now + d->cfg.resync_s * 1000LL : 0;
+	d->t_metrics = d->cfg.metrics_interval_s ? now : 0;
+	rpd_metrics_note_reload(&d->mx, true);
 	d->t_change = now;
 	do_plan(d);
 	d->need_dcqcn = true;
@@ -408,10 +415,11 @@ static int run(struct daemon *d)
 	do_plan(d);
 	d->need_dcqcn = true;
 	d->t_resync = d->cfg.resync_s ? now + d->cfg.resync_s * 1000LL : 0;
+	d->t_metrics = d->cfg.metrics_interval_s ? now : 0;
 
 	while (!d->stop) {
 		struct pollfd pfd[6];
-		int64_t next = -1, deadlines[4];
+		int64_t next = -1, deadlines[5];
 		int n = 0, timeout, ifd, cfd, mfd, lfd;
 
 		now = now_ms();
@@ -436,6 +444,12 @@ static int run(struct daemon *d)
 		}
 		if (d->t_retry && now >= d->t_retry)
 			d->t_retry = 0;
+		if (d->t_metrics && now >= d->t_metrics) {
+			d->t_metrics = now + d->cfg.metrics_interval_s * 1000LL;
+			rpd_metrics_tick(&d->mx, d->cfg.metrics_path,
+					 d->dry_run ? NULL : d->k.nl, &d->r,
+					 &d->k.plan_sum);
+		}
 		if ((d->need_sync || d->need_dcqcn) && !d->t_retry)
 			kernel_work(d, now);
 		if (!d->module && !d->have_genl && !d->dry_run && !d->t_retry &&
@@ -446,7 +460,8 @@ static int run(struct daemon *d)
 		deadlines[1] = d->t_rearm;
 		deadlines[2] = d->t_resync;
 		deadlines[3] = d->t_retry;
-		for (int i = 0; i < 4; i++)
+		deadlines[4] = d->t_metrics;
+		for (int i = 0; i < 5; i++)
 			if (deadlines[i] && (next < 0 || deadlines[i] < next))
 				next = deadlines[i];
 		now = now_ms();
@@ -559,10 +574,12 @@ int main(int argc, char **argv)
 	rpd_kernel_init(&d.k, d.dry_run);
 	rpd_backend_init(&d.be, &d.k);
 	rpd_rec_init(&d.r, &d.be, &d.cfg);
+	rpd_metrics_init(&d.mx);
 	d.debug = debug;
 	ret = run(&d);
 
 	rpd_rec_free(&d.r);
+	rpd_metrics_free(&d.mx);
 	module_close(&d);
 	if (d.have_genl)
 		rpd_genl_close(&d.g);

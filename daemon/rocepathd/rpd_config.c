@@ -128,10 +128,45 @@ static int parse_dcqcn(json_object *obj, const char *path, struct rpd_config *cf
 	return 0;
 }
 
+/* "metrics": {"path": FILE | null, "interval_s": N} */
+static int parse_metrics(json_object *obj, const char *path, struct rpd_config *cfg,
+			 const char **mpath, char *err, size_t errlen)
+{
+	if (!json_object_is_type(obj, json_type_object))
+		return cfg_err(err, errlen, path, "metrics",
+			       "expected an object with path and interval_s");
+	json_object_object_foreach(obj, k, v) {
+		uint64_t x;
+		int ret;
+
+		if (!strcmp(k, "path")) {
+			if (json_object_is_type(v, json_type_null)) {
+				*mpath = NULL;
+				continue;
+			}
+			ret = get_string(v, path, "metrics.path", mpath, err, errlen);
+		} else if (!strcmp(k, "interval_s")) {
+			ret = get_uint(v, path, "metrics.interval_s",
+				       0, RPD_METRICS_INTERVAL_S_MAX, &x, err, errlen);
+			cfg->metrics_interval_s = x;
+		} else {
+			char key[256];
+
+			snprintf(key, sizeof(key), "metrics.%s", k);
+			ret = cfg_err(err, errlen, path, key,
+				      "unknown key (known: path, interval_s)");
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int rpd_config_parse(const char *text, const char *path, struct rpd_config *cfg,
 		     char *err, size_t errlen)
 {
 	const char *topology = NULL, *placement = NULL, *host = NULL;
+	const char *mpath = RPD_METRICS_PATH_DEFAULT;
 	enum json_tokener_error jerr;
 	struct json_tokener *tok;
 	json_object *root;
@@ -141,6 +176,7 @@ int rpd_config_parse(const char *text, const char *path, struct rpd_config *cfg,
 	cfg->log_level = RPD_LOG_INFO;
 	cfg->debounce_ms = RPD_DEBOUNCE_MS_DEFAULT;
 	cfg->resync_s = RPD_RESYNC_S_DEFAULT;
+	cfg->metrics_interval_s = RPD_METRICS_INTERVAL_S_DEFAULT;
 
 	tok = json_tokener_new();
 	if (!tok)
@@ -206,9 +242,11 @@ parsed:
 			cfg->resync_s = v;
 		} else if (!strcmp(key, "dcqcn")) {
 			ret = parse_dcqcn(val, path, cfg, err, errlen);
+		} else if (!strcmp(key, "metrics")) {
+			ret = parse_metrics(val, path, cfg, &mpath, err, errlen);
 		} else {
 			ret = cfg_err(err, errlen, path, key,
-				      "unknown key (known: topology, placement, host, dcqcn, log_level, debounce_ms, resync_interval_s)");
+				      "unknown key (known: topology, placement, host, dcqcn, metrics, log_level, debounce_ms, resync_interval_s)");
 		}
 		if (ret)
 			goto out;
@@ -225,6 +263,13 @@ parsed:
 	cfg->path = strdup(path);
 	cfg->topology = resolve_path(path, topology);
 	cfg->placement = resolve_path(path, placement);
+	if (mpath) {
+		cfg->metrics_path = resolve_path(path, mpath);
+		if (!cfg->metrics_path) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	if (host) {
 		cfg->host = strdup(host);
 	} else {
@@ -313,6 +358,7 @@ void rpd_config_free(struct rpd_config *cfg)
 	free(cfg->topology);
 	free(cfg->placement);
 	free(cfg->host);
+	free(cfg->metrics_path);
 	free(cfg->dcqcn);
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -18,6 +18,10 @@
 #define RPD_RESYNC_S_DEFAULT 60
 #define RPD_RESYNC_S_MAX 86400
 #define RPD_DEV_NAME_LEN 64
+/* Debian's prometheus-node-exporter reads its textfile collector from here. */
+#define RPD_METRICS_PATH_DEFAULT "/var/lib/prometheus/node-exporter/rocepath.prom"
+#define RPD_METRICS_INTERVAL_S_DEFAULT 15
+#define RPD_METRICS_INTERVAL_S_MAX 3600
 
 /* One "dcqcn" entry: a device name or fnmatch(3) pattern ("*"). */
 struct rpd_dcqcn_profile {
@@ -40,6 +44,8 @@ struct rpd_config {
 	int log_level;		/* RPD_LOG_* */
 	int debounce_ms;
 	int resync_s;		/* periodic pin check, 0 = off */
+	char *metrics_path;	/* Prometheus textfile, NULL = not written */
+	int metrics_interval_s;	/* metrics and QP check period, 0 = off */
 	struct rpd_dcqcn_profile *dcqcn;
 	size_t n_dcqcn;
 };
