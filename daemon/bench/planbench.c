@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "plan.h"
+#include "plan_fair.h"
 
 static double now(void)
 {
