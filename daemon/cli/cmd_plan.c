@@ -12,7 +12,10 @@
 
 #include <json-c/json.h>
 
+#include "addr.h"
 #include "cli.h"
+#include "objs.h"
+#include "pins.h"
 #include "plan.h"
 
 static void usage(void)
@@ -42,16 +45,16 @@ static const char *jget(json_object *o, const char *key)
 	return json_object_get_string(v);
 }
 
-static void print_text_pins(json_object *pins)
+static void print_text_pins(const struct rp_pins *pins)
 {
-	for (size_t i = 0; i < json_object_array_length(pins); i++) {
-		json_object *p = json_object_array_get_idx(pins, i), *sp;
+	char buf[RP_ADDR_STRLEN];
 
-		json_object_object_get_ex(p, "sports", &sp);
-		printf("remote %s sport ", jget(p, "remote"));
-		for (size_t k = 0; k < json_object_array_length(sp); k++)
-			printf("%s%d", k ? "," : "",
-			       json_object_get_int(json_object_array_get_idx(sp, k)));
+	for (size_t i = 0; i < pins->n; i++) {
+		const struct rp_pin *p = &pins->v[i];
+
+		printf("remote %s sport ", rp_addr_fmt(&p->remote, buf, sizeof(buf)));
+		for (size_t k = 0; k < p->nsports; k++)
+			printf("%s%u", k ? "," : "", p->sports[k]);
 		printf("\n");
 	}
 }
@@ -95,6 +98,7 @@ static void print_text_plan(const struct rp_plan *plan, json_object *o)
 int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 {
 	const char *topo = NULL, *place = NULL, *host = NULL;
+	struct rp_pins pins = { 0 };
 	struct rp_plan *plan = NULL;
 	json_object *o = NULL;
 	struct rp_err err;
@@ -134,11 +138,16 @@ int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 	if (ret)
 		return rp_error_ret(ret, "%s", rp_err_str(&err, buf, sizeof(buf)));
 	if (host) {
-		ret = rp_plan_host_pins(plan, host, &o);
+		ret = rp_plan_host_pins(plan, host, &pins);
 		if (ret == -ENOENT) {
 			ret = rp_error_ret(ret, "%s: unknown host \"%s\"", topo,
 					   host);
 			goto out;
+		}
+		if (!ret && cli->json) {
+			o = rp_pins_to_json(&pins);
+			if (!o)
+				ret = -ENOMEM;
 		}
 	} else {
 		ret = rp_plan_to_json(plan, NULL, &o);
@@ -150,11 +159,12 @@ int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 	if (cli->json)
 		ret = print_json(cli, o);
 	else if (host)
-		print_text_pins(o);
+		print_text_pins(&pins);
 	else
 		print_text_plan(plan, o);
 out:
 	json_object_put(o);
+	rp_pins_free(&pins);
 	rp_plan_free(plan);
 	return ret;
 }

@@ -20,8 +20,8 @@
  *	    rp_place_load(ppath, t, &p, &err) ||
  *	    rp_plan_compute(t, p, &plan, &err))
  *		fprintf(stderr, "%s\n", rp_err_str(&err, buf, sizeof(buf)));
- *	rp_plan_host_pins(plan, "host0", &pins);  // array for pin replace
- *	... json_object_put(pins);
+ *	rp_plan_host_pins(plan, "host0", &pins);  // struct rp_pins (objs.h)
+ *	... rp_pins_free(&pins);
  *	rp_plan_free(plan); rp_place_free(p); rp_topo_free(t);  // this order
  */
 #ifndef ROCEPATH_PLAN_H
@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 struct json_object;
+struct rp_pins;
 struct rp_topo;
 struct rp_place;
 struct rp_plan;
@@ -102,16 +103,15 @@ int rp_plan_to_json(const struct rp_plan *plan, const char *host,
 		    struct json_object **out);
 
 /*
- * The host's pins in the form `rocepath pin replace file` accepts and
- * `rocepath -j pin show` prints: an array of
- *   {"dev": null, "remote": ADDR, "sports": [...], "rqpn": null, "lqpn": null}
- * one per remote address the host sends to, sorted by remote address
- * (IPv4 before IPv6, then by address bytes); sports ascending and distinct
- * (qps_per_connection per connection). An empty array when the host sends
- * nothing. -ENOENT when host is not in the topology.
+ * The host's pins, appended to *pins (empty or zeroed; emptied on error):
+ * one rule per remote address the host sends to, any device, no QPNs,
+ * sorted by remote address (IPv4 before IPv6, then by address bytes);
+ * sports ascending and distinct (qps_per_connection per connection).
+ * Nothing when the host sends nothing. -ENOENT when host is not in the
+ * topology. JSON (`rocepath pin replace file` form): rp_pins_to_json().
  */
 int rp_plan_host_pins(const struct rp_plan *plan, const char *host,
-		      struct json_object **pins);
+		      struct rp_pins *pins);
 
 /* Lower level, for benchmarks and tests ---------------------------------- */
 

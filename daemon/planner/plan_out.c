@@ -9,6 +9,10 @@
 
 #include <json-c/json.h>
 
+#include <linux/rocepath.h>
+
+#include "addr.h"
+#include "objs.h"
 #include "plan_model.h"
 
 static const char *const status_reason[] = {
@@ -172,48 +176,70 @@ static int cmp_pin_flow(const void *a, const void *b, void *ctx)
 	return x->sport < y->sport ? -1 : x->sport > y->sport;
 }
 
+/* The planner's address as the pin model's (IPv4-mapped IPv6 as IPv4). */
+static int pin_addr(const struct rp_ipaddr *a, struct rp_addr *out)
+{
+	return rp_addr_from_bin(a->b, a->family == 4 ? 4 : 16, out);
+}
+
+/* Appends one rule {dev any, remote, sports} to pins; -errno. */
+static int push_pin(struct rp_pins *pins, const struct rp_ipaddr *remote,
+		    const uint16_t *sports, size_t n)
+{
+	struct rp_pin p;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	ret = pin_addr(remote, &p.remote);
+	if (ret)
+		return ret;
+	RP_SET(&p, ROCEPATH_A_PIN_REMOTE);
+	ret = rp_pin_set_sports(&p, sports, n);
+	if (!ret)
+		ret = rp_pins_push(pins, &p);
+	if (ret)
+		rp_pin_release(&p);
+	return ret;
+}
+
 int rp_plan_host_pins(const struct rp_plan *pl, const char *host,
-		      json_object **pins)
+		      struct rp_pins *pins)
 {
 	const struct rp_topo *t = pl->t;
 	const struct flow **v;
-	json_object *arr, *cur = NULL, *sp = NULL;
-	int h, n = 0, last_dst = -1, last_port = -1;
+	uint16_t *sp;
+	int h, n = 0, ns = 0, ret = 0;
 
 	h = rp_topo_find_host(t, host);
 	if (h < 0)
 		return -ENOENT;
 	v = calloc(pl->nflows + 1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
+	sp = calloc(pl->nflows + 1, sizeof(*sp));
+	if (!v || !sp) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (int i = 0; i < pl->nflows; i++)
 		if (pl->flows[i].status == ST_PLACED &&
 		    t->nics[pl->flows[i].src_nic].host == h)
 			v[n++] = &pl->flows[i];
 	qsort_r(v, n, sizeof(*v), cmp_pin_flow, (void *)t);
-	arr = json_object_new_array();
-	for (int i = 0; i < n; i++) {
-		const struct rp_nic *dn = &t->nics[v[i]->dst_nic];
+	/* one rule per remote address, its ports ascending and distinct */
+	for (int i = 0; i < n && !ret; i++) {
+		const struct rp_ipaddr *dst = &t->nics[v[i]->dst_nic].addr;
 
-		if (!cur || memcmp(&t->nics[last_dst].addr, &dn->addr,
-				   sizeof(dn->addr))) {
-			cur = json_object_new_object();
-			sp = json_object_new_array();
-			json_object_object_add(cur, "dev", NULL);
-			json_object_object_add(cur, "remote", jstr(dn->ip));
-			json_object_object_add(cur, "sports", sp);
-			json_object_object_add(cur, "rqpn", NULL);
-			json_object_object_add(cur, "lqpn", NULL);
-			json_object_array_add(arr, cur);
-			last_dst = v[i]->dst_nic;
-			last_port = -1;
+		if (!ns || sp[ns - 1] != v[i]->sport)
+			sp[ns++] = v[i]->sport;
+		if (i + 1 == n ||
+		    memcmp(dst, &t->nics[v[i + 1]->dst_nic].addr, sizeof(*dst))) {
+			ret = push_pin(pins, dst, sp, ns);
+			ns = 0;
 		}
-		if (v[i]->sport != last_port)
-			json_object_array_add(sp,
-				json_object_new_int(v[i]->sport));
-		last_port = v[i]->sport;
 	}
+out:
+	if (ret)
+		rp_pins_free(pins);
 	free(v);
-	*pins = arr;
-	return 0;
+	free(sp);
+	return ret;
 }

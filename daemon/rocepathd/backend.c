@@ -111,12 +111,14 @@ int rpd_pins_from_json(json_object *arr, struct rpd_pinset *out, char *err,
 	return 0;
 }
 
+static int from_lib_pin(const struct rp_pin *lp, struct rpd_pin *p);
+
 int rpd_plan_files(const struct rp_config *cfg, struct rpd_pinset *out,
 		   char *summary, size_t slen, char *err, size_t errlen)
 {
 	const struct rp_plan_summary *s;
+	struct rp_pins pins = { 0 };
 	struct rp_plan *plan = NULL;
-	json_object *pins = NULL;
 	struct rp_err perr;
 	int ret;
 
@@ -139,7 +141,16 @@ int rpd_plan_files(const struct rp_config *cfg, struct rpd_pinset *out,
 				 strerror(-ret));
 		goto out;
 	}
-	ret = rpd_pins_from_json(pins, out, err, errlen);
+	for (size_t i = 0; i < pins.n && !ret; i++) {
+		struct rpd_pin p;
+
+		ret = from_lib_pin(&pins.v[i], &p);
+		if (!ret)
+			ret = rpd_pinset_add(out, &p);
+		if (ret)
+			snprintf(err, errlen, "host pins for %s: pin [%zu]: %s",
+				 cfg->host, i, strerror(-ret));
+	}
 	if (ret)
 		goto out;
 	s = rp_plan_summary(plan);
@@ -149,7 +160,7 @@ int rpd_plan_files(const struct rp_config *cfg, struct rpd_pinset *out,
 			 s->flows, s->unplaced, s->max_link_flows, s->lower_bound,
 			 s->ecmp_max_link_flows);
 out:
-	json_object_put(pins);
+	rp_pins_free(&pins);
 	rp_plan_free(plan);
 	return ret;
 }

@@ -578,12 +578,16 @@ TEST(deterministic_under_shuffle)
 
 		random_fab(&f);
 		for (int k = 0; k < 4; k++) {
+			struct rp_pins hp = { 0 };
 			struct run r;
 			json_object *pins;
 
 			fab_json(&f, k > 0, &ts, &ps);
 			ASSERT_EQ(0, run_plan(ts, ps, &r));
-			ASSERT_EQ(0, rp_plan_host_pins(r.plan, f.jh[0], &pins));
+			ASSERT_EQ(0, rp_plan_host_pins(r.plan, f.jh[0], &hp));
+			pins = rp_pins_to_json(&hp);
+			ASSERT_NE(NULL, pins);
+			rp_pins_free(&hp);
 			if (!ref) {
 				ref = strdup(json_object_to_json_string(r.j));
 				refpins = strdup(json_object_to_json_string(pins));
@@ -800,14 +804,23 @@ TEST(example_files)
 /* Host pins: one path set per remote, sorted, round-trip through pins.c. */
 TEST(host_pins_roundtrip)
 {
-	struct rp_pins pins = { 0 };
+	struct rp_pins pins = { 0 }, hp = { 0 };
 	json_object *arr, *back, *sp;
 	char err[256];
 	struct run r;
 
 	ASSERT_EQ(0, run_plan(two_host_topo, two_host_place, &r));
-	ASSERT_EQ(-ENOENT, rp_plan_host_pins(r.plan, "nohost", &arr));
-	ASSERT_EQ(0, rp_plan_host_pins(r.plan, "h1", &arr));
+	ASSERT_EQ(-ENOENT, rp_plan_host_pins(r.plan, "nohost", &hp));
+	ASSERT_EQ(0, hp.n);
+	ASSERT_EQ(0, rp_plan_host_pins(r.plan, "h1", &hp));
+	ASSERT_EQ(1, hp.n);
+	ASSERT_EQ(AF_INET, hp.v[0].remote.family);
+	ASSERT_FALSE(RP_HAS(&hp.v[0], ROCEPATH_A_PIN_RQPN));
+	ASSERT_FALSE(RP_HAS(&hp.v[0], ROCEPATH_A_PIN_LQPN));
+	ASSERT_EQ(0, hp.v[0].ibdev[0]);
+	arr = rp_pins_to_json(&hp);
+	ASSERT_NE(NULL, arr);
+	rp_pins_free(&hp);
 	ASSERT_EQ(1, json_object_array_length(arr));
 	ASSERT_STREQ("192.0.2.2", js(json_object_array_get_idx(arr, 0), "remote"));
 	sp = json_object_object_get(json_object_array_get_idx(arr, 0), "sports");
