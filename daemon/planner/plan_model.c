@@ -41,6 +41,7 @@ void rp_plan_free(struct rp_plan *pl)
 		free(pl->lost[i]);
 	}
 	free(pl->queue);
+	rp_hash_lin_free(&pl->lin);
 	rp_place_free(pl->own_p);
 	rp_topo_free(pl->own_t);
 	free(pl);

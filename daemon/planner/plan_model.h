@@ -77,6 +77,7 @@ struct rp_plan {
 	int cur_stamp;
 
 	struct rp_plan_summary sum;
+	struct rp_hash_lin lin;	/* port search: CRC contribution tables */
 };
 
 static inline int bcount(const struct rp_plan *pl, int leaf, int spine)

@@ -177,9 +177,9 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 				if (pl->blinks[db->s0 + i] == f->dn)
 					want_s = i;
 			rp_hash_ctx_init(&lc, &t->sw[t->leaf_sw[p->src]].hash,
-					 &sn->addr, &dn->addr);
+					 &sn->addr, &dn->addr, &pl->lin);
 			rp_hash_ctx_init(&sc, &t->sw[t->spine_sw[s]].hash,
-					 &sn->addr, &dn->addr);
+					 &sn->addr, &dn->addr, &pl->lin);
 			port = find_port(&lc, want_l, ngl, &sc, want_s, ngs, p0,
 					 used, nused, false);
 			if (port < 0)
