@@ -36,15 +36,6 @@ static int print_json(const struct rp_cli *cli, json_object *o)
 	return ferror(stdout) ? -EIO : 0;
 }
 
-static const char *jget(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return "-";
-	return json_object_get_string(v);
-}
-
 static void print_text_pins(const struct rp_pins *pins)
 {
 	char buf[RP_ADDR_STRLEN];
@@ -57,42 +48,6 @@ static void print_text_pins(const struct rp_pins *pins)
 			printf("%s%u", k ? "," : "", p->sports[k]);
 		printf("\n");
 	}
-}
-
-static void print_flow_text(json_object *f, bool placed)
-{
-	printf("job %s rail %s %s %s -> %s %s qp %s ", jget(f, "job"),
-	       jget(f, "rail"), jget(f, "src_host"), jget(f, "src_ip"),
-	       jget(f, "dst_host"), jget(f, "dst_ip"), jget(f, "qp"));
-	if (placed) {
-		json_object *path;
-
-		json_object_object_get_ex(f, "path", &path);
-		printf("sport %s path ", jget(f, "sport"));
-		for (size_t k = 0; k < json_object_array_length(path); k++)
-			printf("%s%s", k ? "," : "", json_object_get_string(
-				       json_object_array_get_idx(path, k)));
-		printf(" default_sport %s\n", jget(f, "ecmp_sport"));
-	} else {
-		printf("unplaced: %s\n", jget(f, "reason"));
-	}
-}
-
-static void print_text_plan(const struct rp_plan *plan, json_object *o)
-{
-	const struct rp_plan_summary *s = rp_plan_summary(plan);
-	json_object *flows, *un;
-
-	printf("flows %u unplaced %u max_link_flows %u lower_bound %u "
-	       "ecmp_max_link_flows %u slice_max_link_flows %u\n",
-	       s->flows, s->unplaced, s->max_link_flows, s->lower_bound,
-	       s->ecmp_max_link_flows, s->slice_max_link_flows);
-	json_object_object_get_ex(o, "flows", &flows);
-	json_object_object_get_ex(o, "unplaced", &un);
-	for (size_t i = 0; i < json_object_array_length(flows); i++)
-		print_flow_text(json_object_array_get_idx(flows, i), true);
-	for (size_t i = 0; i < json_object_array_length(un); i++)
-		print_flow_text(json_object_array_get_idx(un, i), false);
 }
 
 int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
@@ -150,7 +105,14 @@ int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 				ret = -ENOMEM;
 		}
 	} else {
-		ret = rp_plan_to_json(plan, NULL, &o);
+		/* streamed: a large plan is never held as a document */
+		rp_out_flush(cli->out);
+		ret = rp_plan_write(plan, NULL, !cli->json ? RP_PLAN_TEXT :
+				    cli->pretty ? RP_PLAN_JSON_PRETTY :
+				    RP_PLAN_JSON, stdout);
+		if (ret)
+			ret = rp_error_ret(ret, "plan: %s", strerror(-ret));
+		goto out;
 	}
 	if (ret) {
 		ret = rp_error_ret(ret, "plan: %s", strerror(-ret));
@@ -158,10 +120,8 @@ int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 	}
 	if (cli->json)
 		ret = print_json(cli, o);
-	else if (host)
-		print_text_pins(&pins);
 	else
-		print_text_plan(plan, o);
+		print_text_pins(&pins);
 out:
 	json_object_put(o);
 	rp_pins_free(&pins);

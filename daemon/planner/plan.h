@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct json_object;
 struct rp_pins;
@@ -101,6 +102,21 @@ const struct rp_plan_summary *rp_plan_summary(const struct rp_plan *plan);
  */
 int rp_plan_to_json(const struct rp_plan *plan, const char *host,
 		    struct json_object **out);
+
+enum rp_plan_format {
+	RP_PLAN_TEXT,		/* `rocepath plan`: summary line, one per flow */
+	RP_PLAN_JSON,		/* `-j`: the plan object on one line */
+	RP_PLAN_JSON_PRETTY,	/* `-j -p`: indented by two spaces */
+};
+
+/*
+ * Writes the plan (host as in rp_plan_to_json()) to out as a stream, ending
+ * with a newline; the JSON is byte-identical to json-c's printing of
+ * rp_plan_to_json() (plain, or pretty + spaced), without its memory.
+ * -ENOENT for an unknown host, -EIO when writing fails.
+ */
+int rp_plan_write(const struct rp_plan *plan, const char *host,
+		  enum rp_plan_format fmt, FILE *out);
 
 /*
  * The host's pins, appended to *pins (empty or zeroed; emptied on error):

@@ -98,6 +98,13 @@ static inline bool pair_routed(const struct pair *p)
 	return p->src != p->dst && p->nc > 0;
 }
 
+/* plan_out.c: the reason of each status, as "unplaced" lists it. */
+extern const char *const rp_plan_status_reason[];
+/* The summary's "ecmp_qpns": how the baseline's QPNs are numbered. */
+#define RP_PLAN_ECMP_QPNS "rxe-sequential: each NIC numbers its QPs from 17 " \
+	"in flow order, both ends of a connection at once; sport = " \
+	"rdma_flow_label_to_udp_sport(rdma_calc_flow_label(lqpn, rqpn))"
+
 /* plan_model.c: flows in canonical order, bundles, pairs. -errno. */
 int rp_plan_make_flows(struct rp_plan *pl);
 int rp_plan_make_bundles(struct rp_plan *pl);

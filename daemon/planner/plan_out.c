@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Plan output: the contract's plan object and a host's pins.
+ * Plan output: the contract's plan object as a json-c document (library
+ * users and the tests' reference for the stream form, plan_stream.c) and a
+ * host's pins.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
 #include "objs.h"
 #include "plan_model.h"
 
-static const char *const status_reason[] = {
+const char *const rp_plan_status_reason[] = {
 	[ST_PLACED] = "placed",
 	[ST_NO_PATH] = "no path between the leaves over up links",
 	[ST_FAMILY] = "source and destination address families differ",
@@ -107,7 +109,7 @@ int rp_plan_to_json(const struct rp_plan *pl, const char *host,
 
 			flow_common(pl, f, u);
 			json_object_object_add(u, "reason",
-					       jstr(status_reason[f->status]));
+					       jstr(rp_plan_status_reason[f->status]));
 			json_object_array_add(un, u);
 		}
 	}
@@ -149,7 +151,7 @@ int rp_plan_to_json(const struct rp_plan *pl, const char *host,
 	json_object_object_add(sum, "ecmp_max_link_flows",
 			       json_object_new_int(pl->sum.ecmp_max_link_flows));
 	json_object_object_add(sum, "ecmp_qpns",
-		jstr("rxe-sequential: each NIC numbers its QPs from 17 in flow order, both ends of a connection at once; sport = rdma_flow_label_to_udp_sport(rdma_calc_flow_label(lqpn, rqpn))"));
+		jstr(RP_PLAN_ECMP_QPNS));
 	json_object_object_add(sum, "slice_max_link_flows",
 			       json_object_new_int(pl->sum.slice_max_link_flows));
 	json_object_object_add(o, "summary", sum);

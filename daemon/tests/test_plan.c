@@ -801,6 +801,110 @@ TEST(example_files)
 	rp_plan_free(plan);
 }
 
+/*
+ * The streamed plan (rp_plan_write) is byte-for-byte json-c's printing of
+ * the document (rp_plan_to_json), plain and pretty, whole and per host.
+ */
+static int stream_matches(const struct rp_plan *plan, const char *host)
+{
+	static const int flags[2] = {
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+		JSON_C_TO_STRING_NOSLASHESCAPE,
+	};
+	json_object *doc;
+	int bad = 0;
+
+	if (rp_plan_to_json(plan, host, &doc))
+		return -1;
+	for (int m = 0; m < 2; m++) {
+		char *buf = NULL, *want = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		if (!f || rp_plan_write(plan, host, m ? RP_PLAN_JSON_PRETTY :
+					RP_PLAN_JSON, f))
+			bad++;
+		if (f)
+			fclose(f);
+		if (asprintf(&want, "%s\n",
+			     json_object_to_json_string_ext(doc, flags[m])) < 0)
+			bad++;
+		else if (!buf || strcmp(buf, want)) {
+			fprintf(stderr, "stream differs (%s, host %s)\n",
+				m ? "pretty" : "plain", host ? host : "-");
+			bad++;
+		}
+		free(buf);
+		free(want);
+	}
+	json_object_put(doc);
+	return bad;
+}
+
+TEST(stream_matches_document)
+{
+	const char *esc_place = "{\"jobs\":[{\"id\":\"d\\\"e\\\\m/o\\t\\u00e9\\u0001\\u007f\","
+		"\"pattern\":\"alltoall\",\"qps_per_connection\":3,"
+		"\"rails\":[0],\"hosts\":[\"h1\",\"h2\"]}]}";
+	struct fab u = { .nl = 2, .ns = 2, .pattern = "ring", .qps = 2 };
+	char *text = NULL;
+	size_t len = 0;
+	struct run r;
+	char *ts, *ps;
+	FILE *f;
+
+	rng_state = 4242;
+	for (int trial = 0; trial < 40; trial++) {
+		struct fab fb;
+
+		random_fab(&fb);
+		fab_json(&fb, false, &ts, &ps);
+		ASSERT_EQ(0, run_plan(ts, ps, &r));
+		ASSERT_EQ(0, stream_matches(r.plan, NULL));
+		ASSERT_EQ(0, stream_matches(r.plan, fb.jh[0]));
+		run_free(&r);
+		free(ts);
+		free(ps);
+	}
+	/* unplaced flows */
+	u.hpl[0] = u.hpl[1] = 1;
+	u.lh[0] = u.lh[1] = algs[0];
+	u.sh[0] = u.sh[1] = algs[0];
+	u.cnt[0][0] = 1;
+	u.cnt[1][1] = 1;
+	u.njh = 2;
+	strcpy(u.jh[0], "h0_0");
+	strcpy(u.jh[1], "h1_0");
+	fab_json(&u, false, &ts, &ps);
+	ASSERT_EQ(0, run_plan(ts, ps, &r));
+	ASSERT_LT(0, rp_plan_summary(r.plan)->unplaced);
+	ASSERT_EQ(0, stream_matches(r.plan, NULL));
+	run_free(&r);
+	free(ts);
+	free(ps);
+	/* strings that need escaping; text form: summary + one line a flow */
+	ASSERT_EQ(0, run_plan(two_host_topo, esc_place, &r));
+	ASSERT_EQ(0, stream_matches(r.plan, NULL));
+	ASSERT_EQ(0, stream_matches(r.plan, "h2"));
+	ASSERT_EQ(-ENOENT, rp_plan_write(r.plan, "nohost", RP_PLAN_JSON, stderr));
+	f = open_memstream(&text, &len);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, rp_plan_write(r.plan, NULL, RP_PLAN_TEXT, f));
+	fclose(f);
+	{
+		int lines = 0;
+
+		for (size_t i = 0; i < len; i++)
+			lines += text[i] == '\n';
+		ASSERT_EQ(1 + 6, lines);
+		ASSERT_EQ(0, strncmp(text, "flows 6 unplaced 0 max_link_flows ", 34));
+		ASSERT_NE(NULL, strstr(text, "\njob d\"e\\m/o\t\xc3\xa9\x01\x7f rail 0 h1 192.0.2.1 -> h2 192.0.2.2 qp 0 sport "));
+	}
+	free(text);
+	run_free(&r);
+}
+
 /* Host pins: one path set per remote, sorted, round-trip through pins.c. */
 TEST(host_pins_roundtrip)
 {
