@@ -28,9 +28,14 @@ void rp_json_pathf(char *buf, size_t len, const char *fmt, ...)
 /* Fills c->err with the file, path and reason; returns -EINVAL. */
 int rp_json_err(struct pctx *c, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Parses a whole document; malformed JSON is reported with line:column. */
+/*
+ * Parses a whole document (free it with rp_json_put()); malformed JSON is
+ * reported with line:column.
+ */
 int rp_json_parse(struct pctx *c, const char *text, size_t len,
 		  json_object **out);
+/* Frees a tree from rp_json_parse(). */
+void rp_json_put(json_object *root);
 /* Typed member access; *v NULL when absent and optional. */
 int rp_json_member(struct pctx *c, json_object *obj, const char *opath,
 		   const char *key, enum json_type type, bool required,

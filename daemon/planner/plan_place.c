@@ -149,7 +149,7 @@ int rp_place_parse(const char *name, const char *text, size_t len,
 		return ret;
 	pl = calloc(1, sizeof(*pl));
 	if (!pl) {
-		json_object_put(root);
+		rp_json_put(root);
 		return -ENOMEM;
 	}
 	if (!json_object_is_type(root, json_type_object)) {
@@ -183,7 +183,7 @@ int rp_place_parse(const char *name, const char *text, size_t len,
 	}
 	qsort(pl->jobs, pl->njobs, sizeof(*pl->jobs), cmp_job);
 out:
-	json_object_put(root);
+	rp_json_put(root);
 	if (ret) {
 		if (ret == -ENOMEM)
 			rp_err_set(err, name, "", 0, 0, "out of memory");

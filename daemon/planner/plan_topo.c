@@ -650,11 +650,11 @@ int rp_topo_parse(const char *name, const char *text, size_t len,
 		return ret;
 	t = calloc(1, sizeof(*t));
 	if (!t) {
-		json_object_put(root);
+		rp_json_put(root);
 		return -ENOMEM;
 	}
 	ret = topo_build(&c, root, t);
-	json_object_put(root);
+	rp_json_put(root);
 	if (ret) {
 		if (ret == -ENOMEM)
 			rp_err_set(err, name, "", 0, 0, "out of memory");
