@@ -18,6 +18,12 @@
 #define W_BUF		(1 << 16)
 #define W_DEPTH		8
 
+/* A string as it is printed: quoted and escaped once, written many times. */
+struct qs {
+	char *s;
+	size_t len;
+};
+
 /* Buffered writer with json-c's separators and indentation. */
 struct w {
 	FILE *f;
@@ -115,6 +121,86 @@ static void w_qstr(struct w *w, const char *s)
 	w_ch(w, '"');
 }
 
+/* Appends s as a quoted JSON string to a memory stream. */
+static struct qs quote(const char *s)
+{
+	struct qs q = { NULL, 0 };
+	struct w *w = malloc(sizeof(*w));
+	FILE *f;
+
+	if (!w)
+		return q;
+	f = open_memstream(&q.s, &q.len);
+	if (!f) {
+		free(w);
+		return q;
+	}
+	memset(w, 0, offsetof(struct w, buf));
+	w->f = f;
+	w_qstr(w, s);
+	w_flush(w);
+	if (fclose(f) || w->err) {
+		free(q.s);
+		q.s = NULL;
+		q.len = 0;
+	}
+	free(w);
+	return q;
+}
+
+/* Quoted names of hosts, NIC addresses, switches and jobs, by index. */
+struct names {
+	struct qs *host, *ip, *sw, *job;
+};
+
+static void names_free(const struct rp_plan *pl, struct names *n)
+{
+	const struct rp_topo *t = pl->t;
+
+	for (int i = 0; n->host && i < t->nhosts; i++)
+		free(n->host[i].s);
+	for (int i = 0; n->ip && i < t->nnics; i++)
+		free(n->ip[i].s);
+	for (int i = 0; n->sw && i < t->nsw; i++)
+		free(n->sw[i].s);
+	for (int i = 0; n->job && i < pl->p->njobs; i++)
+		free(n->job[i].s);
+	free(n->host);
+	free(n->ip);
+	free(n->sw);
+	free(n->job);
+}
+
+static int names_init(const struct rp_plan *pl, struct names *n)
+{
+	const struct rp_topo *t = pl->t;
+
+	n->host = calloc(t->nhosts + 1, sizeof(*n->host));
+	n->ip = calloc(t->nnics + 1, sizeof(*n->ip));
+	n->sw = calloc(t->nsw + 1, sizeof(*n->sw));
+	n->job = calloc(pl->p->njobs + 1, sizeof(*n->job));
+	if (!n->host || !n->ip || !n->sw || !n->job)
+		return -ENOMEM;
+	for (int i = 0; i < t->nhosts; i++)
+		if (!(n->host[i] = quote(t->hosts[i].name)).s)
+			return -ENOMEM;
+	for (int i = 0; i < t->nnics; i++)
+		if (!(n->ip[i] = quote(t->nics[i].ip)).s)
+			return -ENOMEM;
+	for (int i = 0; i < t->nsw; i++)
+		if (!(n->sw[i] = quote(t->sw[i].name)).s)
+			return -ENOMEM;
+	for (int i = 0; i < pl->p->njobs; i++)
+		if (!(n->job[i] = quote(pl->p->jobs[i].id)).s)
+			return -ENOMEM;
+	return 0;
+}
+
+static void w_q(struct w *w, const struct qs *q)
+{
+	w_put(w, q->s, q->len);
+}
+
 static void w_indent(struct w *w)
 {
 	w_ch(w, '\n');
@@ -169,39 +255,43 @@ static void w_kstr(struct w *w, const char *k, const char *v)
 	w_qstr(w, v);
 }
 
+static void w_kq(struct w *w, const char *k, const struct qs *q)
+{
+	w_key(w, k);
+	w_q(w, q);
+}
+
 static void json_flow_common(struct w *w, const struct rp_plan *pl,
-			     const struct flow *f)
+			     const struct names *nm, const struct flow *f)
 {
 	const struct rp_topo *t = pl->t;
-	const struct rp_nic *sn = &t->nics[f->src_nic];
-	const struct rp_nic *dn = &t->nics[f->dst_nic];
 
-	w_kstr(w, "job", pl->p->jobs[f->job].id);
-	w_kstr(w, "src_host", t->hosts[sn->host].name);
-	w_kstr(w, "src_ip", sn->ip);
-	w_kstr(w, "dst_host", t->hosts[dn->host].name);
-	w_kstr(w, "dst_ip", dn->ip);
+	w_kq(w, "job", &nm->job[f->job]);
+	w_kq(w, "src_host", &nm->host[t->nics[f->src_nic].host]);
+	w_kq(w, "src_ip", &nm->ip[f->src_nic]);
+	w_kq(w, "dst_host", &nm->host[t->nics[f->dst_nic].host]);
+	w_kq(w, "dst_ip", &nm->ip[f->dst_nic]);
 	w_kint(w, "rail", f->rail);
 	w_kint(w, "qp", f->qp);
 }
 
 static void json_flow(struct w *w, const struct rp_plan *pl,
-		      const struct flow *f)
+		      const struct names *nm, const struct flow *f)
 {
 	const struct rp_topo *t = pl->t;
 
 	w_open(w, '{');
-	json_flow_common(w, pl, f);
+	json_flow_common(w, pl, nm, f);
 	w_kint(w, "sport", f->sport);
 	w_key(w, "path");
 	w_open(w, '[');
 	w_next(w);
-	w_qstr(w, rp_leaf_name(t, t->nics[f->src_nic].leaf));
+	w_q(w, &nm->sw[t->leaf_sw[t->nics[f->src_nic].leaf]]);
 	if (f->up >= 0) {
 		w_next(w);
-		w_qstr(w, rp_spine_name(t, f->spine));
+		w_q(w, &nm->sw[t->spine_sw[f->spine]]);
 		w_next(w);
-		w_qstr(w, rp_leaf_name(t, t->nics[f->dst_nic].leaf));
+		w_q(w, &nm->sw[t->leaf_sw[t->nics[f->dst_nic].leaf]]);
 	}
 	w_close(w, ']');
 	w_key(w, "egress_ports");
@@ -221,10 +311,10 @@ static void json_flow(struct w *w, const struct rp_plan *pl,
 }
 
 static void json_unplaced(struct w *w, const struct rp_plan *pl,
-			  const struct flow *f)
+			  const struct names *nm, const struct flow *f)
 {
 	w_open(w, '{');
-	json_flow_common(w, pl, f);
+	json_flow_common(w, pl, nm, f);
 	w_kstr(w, "reason", rp_plan_status_reason[f->status]);
 	w_close(w, '}');
 }
@@ -234,8 +324,9 @@ static bool listed(const struct rp_plan *pl, const struct flow *f, int h)
 	return h < 0 || pl->t->nics[f->src_nic].host == h;
 }
 
-static void json_plan(struct w *w, const struct rp_plan *pl, int h,
-		      const int *upl, const int *dnl)
+static void json_plan(struct w *w, const struct rp_plan *pl,
+		      const struct names *nm, int h, const int *upl,
+		      const int *dnl)
 {
 	const struct rp_topo *t = pl->t;
 	const struct rp_plan_summary *s = &pl->sum;
@@ -248,7 +339,7 @@ static void json_plan(struct w *w, const struct rp_plan *pl, int h,
 
 		if (f->status == ST_PLACED && listed(pl, f, h)) {
 			w_next(w);
-			json_flow(w, pl, f);
+			json_flow(w, pl, nm, f);
 		}
 	}
 	w_close(w, ']');
@@ -259,7 +350,7 @@ static void json_plan(struct w *w, const struct rp_plan *pl, int h,
 
 		if (f->status != ST_PLACED && listed(pl, f, h)) {
 			w_next(w);
-			json_unplaced(w, pl, f);
+			json_unplaced(w, pl, nm, f);
 		}
 	}
 	w_close(w, ']');
@@ -267,17 +358,17 @@ static void json_plan(struct w *w, const struct rp_plan *pl, int h,
 	w_open(w, '[');
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct rp_link *l = &t->links[i];
-		const char *ln = rp_leaf_name(t, l->leaf);
-		const char *sn = rp_spine_name(t, l->spine);
+		const struct qs *ln = &nm->sw[t->leaf_sw[l->leaf]];
+		const struct qs *sn = &nm->sw[t->spine_sw[l->spine]];
 
 		if (!l->up)
 			continue;
 		for (int dir = 0; dir < 2; dir++) {
 			w_next(w);
 			w_open(w, '{');
-			w_kstr(w, "from", dir ? sn : ln);
+			w_kq(w, "from", dir ? sn : ln);
 			w_kint(w, "from_port", dir ? l->spine_port : l->leaf_port);
-			w_kstr(w, "to", dir ? ln : sn);
+			w_kq(w, "to", dir ? ln : sn);
 			w_kint(w, "to_port", dir ? l->leaf_port : l->spine_port);
 			w_kint(w, "flows", dir ? dnl[i] : upl[i]);
 			w_close(w, '}');
@@ -365,6 +456,7 @@ int rp_plan_write(const struct rp_plan *pl, const char *host,
 {
 	const struct rp_topo *t = pl->t;
 	int *upl = NULL, *dnl = NULL, h = -1, ret = 0;
+	struct names nm = { 0 };
 	struct w *w;
 
 	if (host) {
@@ -387,13 +479,17 @@ int rp_plan_write(const struct rp_plan *pl, const char *host,
 			ret = -ENOMEM;
 			goto out;
 		}
+		ret = names_init(pl, &nm);
+		if (ret)
+			goto out;
 		rp_plan_max_load(pl, RP_MODE_PLAN, upl, dnl);
-		json_plan(w, pl, h, upl, dnl);
+		json_plan(w, pl, &nm, h, upl, dnl);
 	}
 	w_flush(w);
 	if (w->err || fflush(out) || ferror(out))
 		ret = -EIO;
 out:
+	names_free(pl, &nm);
 	free(upl);
 	free(dnl);
 	free(w);
