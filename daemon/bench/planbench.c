@@ -4,6 +4,7 @@
  *
  *   planbench TOPOLOGY PLACEMENT [LINK_GBPS [BYTES_PER_CONN]]
  *   planbench run COMMAND [ARG...]
+ *   planbench stable TOPOLOGY BEFORE AFTER
  *
  * Prints one line of "key=value" pairs: parse, plan and output time (CPU
  * seconds of this process, one thread; output = the -j plan written to
@@ -14,6 +15,11 @@
  * "run" runs COMMAND with its standard output on /dev/null and prints its
  * wall_s, cpu_s (user + system) and maxrss_mib: the end-to-end figures of
  * a whole command, without depending on time(1).
+ *
+ * "stable" plans placement BEFORE, then AFTER (one job more or less) both
+ * from scratch and as a stable re-plan of BEFORE, and prints the flows the
+ * two placements share (common), how many keep their port in each case
+ * (same_plain, same_stable), both max link loads and the re-plan's time.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -74,6 +80,53 @@ static int run(char **argv)
 	return 0;
 }
 
+static int stable(char **argv)
+{
+	struct rp_plan *before = NULL, *plain = NULL, *st = NULL;
+	struct rp_place *pb = NULL, *pa = NULL;
+	unsigned int common, same_plain, same_stable;
+	struct rp_topo *t = NULL;
+	struct rp_err err;
+	char buf[1200];
+	double t0, t1;
+	int ret;
+
+	ret = rp_topo_load(argv[0], &t, &err);
+	if (!ret)
+		ret = rp_place_load(argv[1], t, &pb, &err);
+	if (!ret)
+		ret = rp_place_load(argv[2], t, &pa, &err);
+	if (!ret)
+		ret = rp_plan_compute(t, pb, &before, &err);
+	if (!ret)
+		ret = rp_plan_compute(t, pa, &plain, &err);
+	t0 = now();
+	if (!ret)
+		ret = rp_plan_compute_stable(t, pa, before, &st, &err);
+	t1 = now();
+	if (!ret)
+		ret = rp_plan_stability(before, plain, &common, &same_plain);
+	if (!ret)
+		ret = rp_plan_stability(before, st, &common, &same_stable);
+	if (ret) {
+		fprintf(stderr, "planbench: %s\n", err.msg[0] ?
+			rp_err_str(&err, buf, sizeof(buf)) : "stability failed");
+		return 1;
+	}
+	printf("common=%u same_plain=%u same_stable=%u max_plain=%u "
+	       "max_stable=%u lb=%u replan_s=%.3f\n", common, same_plain,
+	       same_stable, rp_plan_summary(plain)->max_link_flows,
+	       rp_plan_summary(st)->max_link_flows,
+	       rp_plan_summary(st)->lower_bound, t1 - t0);
+	rp_plan_free(st);
+	rp_plan_free(plain);
+	rp_plan_free(before);
+	rp_place_free(pa);
+	rp_place_free(pb);
+	rp_topo_free(t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double gbps = argc > 3 ? atof(argv[3]) : 400;
@@ -92,6 +145,8 @@ int main(int argc, char **argv)
 
 	if (argc > 2 && !strcmp(argv[1], "run"))
 		return run(argv + 2);
+	if (argc == 5 && !strcmp(argv[1], "stable"))
+		return stable(argv + 2);
 	if (argc < 3) {
 		fprintf(stderr, "usage: %s TOPOLOGY PLACEMENT [GBPS [BYTES]]\n"
 			"       %s run COMMAND [ARG...]\n", argv[0], argv[0]);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rocepath plan topology FILE placement FILE [host NAME]
+ * rocepath plan topology FILE placement FILE [previous FILE] [host NAME]
  *
  * Without host: the plan ({flows, unplaced, links, summary} with -j, a
  * summary and one line per flow in text). With host: that host's pins, the
  * array `rocepath pin replace file` accepts (-j), or one line per remote.
+ * With previous: a stable re-plan of the plan of that placement (flows
+ * that it also has keep their ports where the new plan allows).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +23,8 @@
 static void usage(void)
 {
 	fprintf(stderr,
-		"Usage: rocepath plan topology FILE placement FILE [host NAME]\n");
+		"Usage: rocepath plan topology FILE placement FILE [previous FILE]\n"
+		"                     [host NAME]\n");
 }
 
 static int print_json(const struct rp_cli *cli, json_object *o)
@@ -52,7 +55,7 @@ static void print_text_pins(const struct rp_pins *pins)
 
 int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 {
-	const char *topo = NULL, *place = NULL, *host = NULL;
+	const char *topo = NULL, *place = NULL, *host = NULL, *prev = NULL;
 	struct rp_pins pins = { 0 };
 	struct rp_plan *plan = NULL;
 	json_object *o = NULL;
@@ -69,6 +72,8 @@ int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 			dst = &place;
 		else if (rp_matches(*argv, "host"))
 			dst = &host;
+		else if (rp_matches(*argv, "previous"))
+			dst = &prev;
 		else if (rp_matches(*argv, "help")) {
 			usage();
 			return 0;
@@ -89,7 +94,7 @@ int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 		return rp_error("plan: topology and placement files are required");
 	}
 	memset(&err, 0, sizeof(err));
-	ret = rp_plan_from_files(topo, place, &plan, &err);
+	ret = rp_plan_from_files_stable(topo, place, prev, &plan, &err);
 	if (ret)
 		return rp_error_ret(ret, "%s", rp_err_str(&err, buf, sizeof(buf)));
 	if (host) {

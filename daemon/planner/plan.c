@@ -18,6 +18,13 @@
 int rp_plan_compute(const struct rp_topo *t, const struct rp_place *p,
 		    struct rp_plan **out, struct rp_err *err)
 {
+	return rp_plan_compute_stable(t, p, NULL, out, err);
+}
+
+int rp_plan_compute_stable(const struct rp_topo *t, const struct rp_place *p,
+			   const struct rp_plan *prev, struct rp_plan **out,
+			   struct rp_err *err)
+{
 	int *upl = NULL, *dnl = NULL, *grp = NULL, *cnt = NULL;
 	uint16_t *used = NULL;
 	struct rp_plan *pl;
@@ -28,11 +35,16 @@ int rp_plan_compute(const struct rp_topo *t, const struct rp_place *p,
 		return -ENOMEM;
 	pl->t = t;
 	pl->p = p;
-	ret = rp_plan_make_flows(pl);
+	pl->prev = prev;
+	ret = prev && prev->t != t ? -EINVAL : 0;
+	if (!ret)
+		ret = rp_plan_make_flows(pl);
 	if (!ret)
 		ret = rp_plan_make_bundles(pl);
 	if (!ret)
 		ret = rp_plan_make_pairs(pl);
+	if (!ret)
+		ret = rp_plan_match_prev(pl);
 	if (ret)
 		goto fail;
 	ret = -ENOMEM;
@@ -69,7 +81,9 @@ int rp_plan_compute(const struct rp_topo *t, const struct rp_place *p,
 		goto fail;
 	}
 	for (T = lb > 0 ? lb : 1;; T++) {
-		for (int attempt = 0; attempt < RP_COLOUR_ATTEMPTS; attempt++) {
+		/* -1: the previous plan's spines first (stable re-plans) */
+		for (int attempt = pl->prefer ? -1 : 0;
+		     attempt < RP_COLOUR_ATTEMPTS; attempt++) {
 			ret = rp_plan_colour(pl, T, attempt);
 			if (ret != -EAGAIN)
 				break;
@@ -121,15 +135,30 @@ fail:
 int rp_plan_from_files(const char *topo_path, const char *place_path,
 		       struct rp_plan **out, struct rp_err *err)
 {
-	struct rp_place *p = NULL;
+	return rp_plan_from_files_stable(topo_path, place_path, NULL, out, err);
+}
+
+int rp_plan_from_files_stable(const char *topo_path, const char *place_path,
+			      const char *prev_path, struct rp_plan **out,
+			      struct rp_err *err)
+{
+	struct rp_place *p = NULL, *pp = NULL;
+	struct rp_plan *prev = NULL;
 	struct rp_topo *t = NULL;
 	int ret;
 
 	ret = rp_topo_load(topo_path, &t, err);
 	if (!ret)
 		ret = rp_place_load(place_path, t, &p, err);
+	if (!ret && prev_path) {
+		ret = rp_place_load(prev_path, t, &pp, err);
+		if (!ret)
+			ret = rp_plan_compute(t, pp, &prev, err);
+	}
 	if (!ret)
-		ret = rp_plan_compute(t, p, out, err);
+		ret = rp_plan_compute_stable(t, p, prev, out, err);
+	rp_plan_free(prev);
+	rp_place_free(pp);
 	if (ret) {
 		rp_place_free(p);
 		rp_topo_free(t);

@@ -78,9 +78,26 @@ void rp_place_free(struct rp_place *p);
  */
 int rp_plan_compute(const struct rp_topo *t, const struct rp_place *p,
 		    struct rp_plan **out, struct rp_err *err);
+/*
+ * A stable re-plan: as rp_plan_compute(), and where the plan leaves a
+ * choice (spine, link, port), flows that prev also has (same job id, NICs
+ * and QP index) keep prev's. The bound and the max link load are those of
+ * rp_plan_compute(); prev must have been computed on the same t (else
+ * -EINVAL) and may be freed once this returns. NULL prev: rp_plan_compute().
+ */
+int rp_plan_compute_stable(const struct rp_topo *t, const struct rp_place *p,
+			   const struct rp_plan *prev, struct rp_plan **out,
+			   struct rp_err *err);
 /* Convenience: load both files and compute. */
 int rp_plan_from_files(const char *topo_path, const char *place_path,
 		       struct rp_plan **out, struct rp_err *err);
+/*
+ * Convenience for a stable re-plan: prev_path (NULL: none) is the placement
+ * the running plan was computed from, planned first on the same topology.
+ */
+int rp_plan_from_files_stable(const char *topo_path, const char *place_path,
+			      const char *prev_path, struct rp_plan **out,
+			      struct rp_err *err);
 void rp_plan_free(struct rp_plan *plan);
 
 struct rp_plan_summary {
@@ -130,6 +147,13 @@ int rp_plan_host_pins(const struct rp_plan *plan, const char *host,
 		      struct rp_pins *pins);
 
 /* Lower level, for benchmarks and tests ---------------------------------- */
+
+/*
+ * Flows placed in both plans (same job id, NICs and QP index; both plans on
+ * one topology, else -EINVAL) and how many of them kept their port.
+ */
+int rp_plan_stability(const struct rp_plan *before, const struct rp_plan *after,
+		      unsigned int *common, unsigned int *same_port);
 
 /* One directed-link load set for a way of choosing ports/paths. */
 enum rp_plan_mode {

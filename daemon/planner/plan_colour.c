@@ -270,7 +270,7 @@ int rp_plan_colour(struct rp_plan *pl, int T, int attempt)
 
 	for (int i = 0; i < pl->npairs; i++)
 		pl->porder[i] = i;
-	pl->attempt = attempt;
+	pl->attempt = attempt < 0 ? 0 : attempt;
 	qsort_r(pl->porder, pl->npairs, sizeof(int), cmp_porder, pl);
 
 	pl->T = T;
@@ -279,12 +279,38 @@ int rp_plan_colour(struct rp_plan *pl, int T, int attempt)
 	for (int i = 0; i < pl->npairs; i++)
 		memset(&pl->x[pl->pairs[i].c0], 0,
 		       pl->pairs[i].nc * sizeof(int));
+	/*
+	 * A stable re-plan first puts every pair's units where its flows
+	 * were, room allowing, then the rest: new units go round them, and
+	 * repairs move few of them.
+	 */
+	for (int i = 0; attempt < 0 && pl->prefer && i < pl->npairs; i++) {
+		int pi = pl->porder[i];
+		struct pair *p = &pl->pairs[pi];
+
+		pl->seeded[pi] = 0;
+		if (!pair_routed(p))
+			continue;
+		for (int c = 0; c < p->nc; c++) {
+			int s = pl->cs[p->c0 + c];
+
+			for (int k = 0; k < pl->prefer[p->c0 + c] &&
+			     pl->seeded[pi] < p->d &&
+			     spare(pl, 0, p->src, s) > 0 &&
+			     spare(pl, 1, p->dst, s) > 0; k++) {
+				put_unit(pl, p, s);
+				pl->seeded[pi]++;
+			}
+		}
+	}
 	for (int i = 0; i < pl->npairs; i++) {
-		struct pair *p = &pl->pairs[pl->porder[i]];
+		int pi = pl->porder[i];
+		struct pair *p = &pl->pairs[pi];
+		int u = attempt < 0 && pl->prefer ? pl->seeded[pi] : 0;
 
 		if (!pair_routed(p))
 			continue;
-		for (int u = 0; u < p->d; u++) {
+		for (; u < p->d; u++) {
 			int best = -1, bm = 0, bsum = 0;
 
 			for (int c = 0; c < p->nc; c++) {

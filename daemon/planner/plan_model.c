@@ -42,6 +42,9 @@ void rp_plan_free(struct rp_plan *pl)
 	}
 	free(pl->queue);
 	rp_hash_lin_free(&pl->lin);
+	free(pl->prev_of);
+	free(pl->prefer);
+	free(pl->seeded);
 	rp_place_free(pl->own_p);
 	rp_topo_free(pl->own_t);
 	free(pl);

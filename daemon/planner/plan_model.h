@@ -78,6 +78,11 @@ struct rp_plan {
 
 	struct rp_plan_summary sum;
 	struct rp_hash_lin lin;	/* port search: CRC contribution tables */
+	/* stable re-plans (plan_stable.c); NULL without a previous plan */
+	const struct rp_plan *prev;
+	int *prev_of;		/* per flow: the same flow in prev, or -1 */
+	int *prefer;		/* per common spine of a pair: flows there in prev */
+	int *seeded;		/* per pair: units the colouring put as prefer says */
 };
 
 static inline int bcount(const struct rp_plan *pl, int leaf, int spine)
@@ -112,6 +117,7 @@ int rp_plan_make_pairs(struct rp_plan *pl);
 
 /* plan_colour.c: the bound, and a spine colouring within T (-EAGAIN). */
 int rp_plan_lower_bound(struct rp_plan *pl);
+/* attempt -1: units first on the spines pl->prefer names (stable re-plans) */
 int rp_plan_colour(struct rp_plan *pl, int T, int attempt);
 
 /* plan_ports.c */
@@ -119,6 +125,15 @@ int rp_plan_leaf_group(const struct rp_plan *pl, int leaf, int dst, int *grp,
 		       int max);
 int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 		       int *grp, int gmax, uint16_t *used);
+
+/* plan_stable.c: prev_of and prefer from pl->prev. -errno. */
+int rp_plan_match_prev(struct rp_plan *pl);
+/* The flow's previous self, or NULL. */
+static inline const struct flow *prev_flow(const struct rp_plan *pl, int i)
+{
+	return pl->prev_of && pl->prev_of[i] >= 0 ?
+	       &pl->prev->flows[pl->prev_of[i]] : NULL;
+}
 
 /* plan_eval.c */
 int rp_plan_assign_qpns(struct rp_plan *pl);

@@ -122,53 +122,115 @@ static int find_any(const struct rp_plan *pl, struct flow *f,
 	return bp;
 }
 
+/*
+ * Spines for the pair's flows, x[] of each: a stable re-plan first gives
+ * flows their previous spine while it has units left; the others go
+ * round-robin over the spines in flow order.
+ */
+static int pair_spines(struct rp_plan *pl, const struct pair *p)
+{
+	int *rem = malloc(p->nc * sizeof(int)), cur = 0;
+
+	if (!rem)
+		return -ENOMEM;
+	memcpy(rem, &pl->x[p->c0], p->nc * sizeof(int));
+	for (int j = 0; j < p->nf; j++)
+		pl->flows[pl->order[p->f0 + j]].spine = -1;
+	for (int j = 0; pl->prev && j < p->nf; j++) {
+		struct flow *f = &pl->flows[pl->order[p->f0 + j]];
+		const struct flow *q = prev_flow(pl, pl->order[p->f0 + j]);
+
+		for (int c = 0; q && c < p->nc; c++)
+			if (pl->cs[p->c0 + c] == q->spine && rem[c]) {
+				rem[c]--;
+				f->spine = q->spine;
+				break;
+			}
+	}
+	for (int j = 0; j < p->nf; j++) {
+		struct flow *f = &pl->flows[pl->order[p->f0 + j]];
+
+		if (f->spine >= 0)
+			continue;
+		while (!rem[cur % p->nc])
+			cur++;
+		f->spine = pl->cs[p->c0 + cur % p->nc];
+		rem[cur % p->nc]--;
+		cur++;
+	}
+	free(rem);
+	return 0;
+}
+
+/* The previous link when it is one of links[] and below the bound. */
+static int pick_link(const struct rp_plan *pl, const int *links, int n,
+		     const int *load, int prev)
+{
+	for (int i = 0; prev >= 0 && i < n; i++)
+		if (links[i] == prev && load[prev] < pl->T)
+			return prev;
+	return pick_least(pl, links, n, load);
+}
+
 int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 		       int *grp, int gmax, uint16_t *used)
 {
 	const struct rp_topo *t = pl->t;
 	struct pair *p = &pl->pairs[pi];
-	int *rem = NULL, ngl = 0, cur = 0, nused = 0, gsrc = -1, gdst = -1;
+	int ngl = 0, nused = 0, nrsv = 0, gsrc = -1, gdst = -1;
 	bool routed = pair_routed(p);
+	int ret;
 
 	if (p->src != p->dst && !routed)
 		return 0;
 	if (routed) {
-		rem = malloc(p->nc * sizeof(int));
-		if (!rem)
-			return -ENOMEM;
-		memcpy(rem, &pl->x[p->c0], p->nc * sizeof(int));
+		ret = pair_spines(pl, p);
+		if (ret)
+			return ret;
 		ngl = rp_plan_leaf_group(pl, p->src, p->dst, grp, gmax);
 	}
 	for (int j = 0; j < p->nf; j++) {
-		struct flow *f = &pl->flows[pl->order[p->f0 + j]];
+		int fi = pl->order[p->f0 + j];
+		struct flow *f = &pl->flows[fi];
+		const struct flow *q = prev_flow(pl, fi);
 		const struct rp_nic *sn = &t->nics[f->src_nic];
 		const struct rp_nic *dn = &t->nics[f->dst_nic];
 		struct rp_hash_ctx lc, sc;
-		int want_l = -1, want_s = 0, ngs = 1, port;
+		int want_l = -1, want_s = 0, ngs = 1, port = -1;
 		uint32_t p0;
 
 		if (f->src_nic != gsrc || f->dst_nic != gdst) {
 			gsrc = f->src_nic;
 			gdst = f->dst_nic;
-			nused = 0;
+			/*
+			 * used[0..nrsv): the group's previous ports, which new
+			 * flows avoid; then the ports given out so far
+			 */
+			nrsv = 0;
+			for (int k = j; k < p->nf; k++) {
+				int fk = pl->order[p->f0 + k];
+				const struct flow *qk = prev_flow(pl, fk);
+
+				if (pl->flows[fk].src_nic != gsrc ||
+				    pl->flows[fk].dst_nic != gdst)
+					break;
+				if (qk && nrsv < 8192)
+					used[nrsv++] = qk->sport;
+			}
+			nused = nrsv;
 		}
 		p0 = fnv1a(2166136261u, sn->addr.b, 16);
 		p0 = fnv1a(p0, dn->addr.b, 16) % 16384;
 		if (routed) {
 			struct bundle *ub, *db;
-			int s;
+			int s = f->spine;
 
-			/* spread the flows of a pair round-robin over spines */
-			while (!rem[cur % p->nc])
-				cur++;
-			s = pl->cs[p->c0 + cur % p->nc];
-			rem[cur % p->nc]--;
-			cur++;
 			ub = bget(pl, p->src, s);
 			db = bget(pl, p->dst, s);
-			f->spine = s;
-			f->up = pick_least(pl, &pl->blinks[ub->l0], ub->n, upl);
-			f->dn = pick_least(pl, &pl->blinks[db->s0], db->n, dnl);
+			f->up = pick_link(pl, &pl->blinks[ub->l0], ub->n, upl,
+					  q ? q->up : -1);
+			f->dn = pick_link(pl, &pl->blinks[db->s0], db->n, dnl,
+					  q ? q->dn : -1);
 			for (int i = 0; i < ngl && i < gmax; i++)
 				if (grp[i] == f->up)
 					want_l = i;
@@ -180,14 +242,26 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 					 &sn->addr, &dn->addr, &pl->lin);
 			rp_hash_ctx_init(&sc, &t->sw[t->spine_sw[s]].hash,
 					 &sn->addr, &dn->addr, &pl->lin);
-			port = find_port(&lc, want_l, ngl, &sc, want_s, ngs, p0,
-					 used, nused, false);
+			/* the previous port, if it still takes the planned links */
+			if (q && q->up == f->up && q->dn == f->dn &&
+			    find_port(&lc, want_l, ngl, &sc, want_s, ngs,
+				      q->sport - RP_SPORT_MIN, used + nrsv,
+				      nused - nrsv, false) == q->sport)
+				port = q->sport;
+			if (port < 0)
+				port = find_port(&lc, want_l, ngl, &sc, want_s, ngs,
+						 p0, used, nused, false);
 			if (port < 0)
 				port = find_any(pl, f, &lc, grp, ngl, &sc, db,
 						upl, dnl, p0, used, nused);
 		} else {
-			port = find_port(NULL, 0, 1, NULL, 0, 1, p0, used,
-					 nused, false);
+			if (q && find_port(NULL, 0, 1, NULL, 0, 1,
+					   q->sport - RP_SPORT_MIN, used + nrsv,
+					   nused - nrsv, false) == q->sport)
+				port = q->sport;
+			if (port < 0)
+				port = find_port(NULL, 0, 1, NULL, 0, 1, p0, used,
+						 nused, false);
 			if (port < 0)
 				port = RP_SPORT_MIN + p0;
 		}
@@ -204,6 +278,5 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 		if (nused < 16384)
 			used[nused++] = port;
 	}
-	free(rem);
 	return 0;
 }

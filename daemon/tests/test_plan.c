@@ -905,6 +905,156 @@ TEST(stream_matches_document)
 	run_free(&r);
 }
 
+/*
+ * Placement text: jobs given as "id:leaf,leaf[:qps]", rings over those
+ * leaves' hosts (f->qps QPs per connection unless given).
+ */
+static char *jobs_json(const struct fab *f, const char *const *jobs, int n)
+{
+	json_object *p = json_object_new_object(), *arr = json_object_new_array();
+	char *out, b[16];
+
+	for (int j = 0; j < n; j++) {
+		json_object *o = json_object_new_object(), *hs = json_object_new_array();
+		json_object *rails = json_object_new_array();
+		int l0, l1, qps = f->qps;
+		char id[16];
+
+		if (sscanf(jobs[j], "%15[^:]:%d,%d:%d", id, &l0, &l1, &qps) < 3)
+			abort();	/* the test's own job strings */
+		for (int i = 0; i < f->hpl[l0]; i++)
+			for (int l = 0; l < 2; l++) {
+				host_name(b, sizeof(b), l ? l1 : l0, i);
+				json_object_array_add(hs, json_object_new_string(b));
+			}
+		json_object_array_add(rails, json_object_new_int(0));
+		json_object_object_add(o, "id", json_object_new_string(id));
+		json_object_object_add(o, "pattern", json_object_new_string("ring"));
+		json_object_object_add(o, "qps_per_connection",
+				       json_object_new_int(qps));
+		json_object_object_add(o, "rails", rails);
+		json_object_object_add(o, "hosts", hs);
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(p, "jobs", arr);
+	out = strdup(json_object_to_json_string(p));
+	json_object_put(p);
+	return out;
+}
+
+/* Plans placement `after` from scratch and as a stable re-plan of `before`. */
+static void replan(struct rp_topo *t, const char *before, const char *after,
+		   unsigned int *common, unsigned int *same_plain,
+		   unsigned int *same_stable, bool *same_max)
+{
+	struct rp_place *pb = NULL, *pa = NULL;
+	struct rp_plan *b = NULL, *plain = NULL, *st = NULL;
+	struct rp_err e;
+
+	*common = *same_plain = *same_stable = 0;
+	*same_max = false;
+	if (rp_place_parse("b", before, strlen(before), t, &pb, &e) ||
+	    rp_place_parse("a", after, strlen(after), t, &pa, &e) ||
+	    rp_plan_compute(t, pb, &b, &e) ||
+	    rp_plan_compute(t, pa, &plain, &e) ||
+	    rp_plan_compute_stable(t, pa, b, &st, &e) ||
+	    rp_plan_stability(b, plain, common, same_plain) ||
+	    rp_plan_stability(b, st, common, same_stable))
+		*common = 0;
+	else
+		*same_max = rp_plan_summary(st)->max_link_flows ==
+			    rp_plan_summary(plain)->max_link_flows &&
+			    rp_plan_summary(st)->unplaced ==
+			    rp_plan_summary(plain)->unplaced;
+	rp_plan_free(st);
+	rp_plan_free(plain);
+	rp_plan_free(b);
+	rp_place_free(pa);
+	rp_place_free(pb);
+}
+
+/*
+ * Stable re-plans: a job starting or ending, on other leaves or on the
+ * running job's, leaves every port of the running job as it was here; the
+ * max link load is the from-scratch plan's in every case.
+ */
+TEST(stable_replan)
+{
+	static const char *const a[] = { "a:0,1" };
+	static const char *const ab[] = { "a:0,1", "b:2,3" };
+	static const char *const ac[] = { "a:0,1", "c:0,2:8" };
+	unsigned int common, same_plain, same_stable;
+	struct fab f = { .nl = 4, .ns = 3, .pattern = "ring", .qps = 4 };
+	char *ts, *ps, *pa, *pab, *pac;
+	struct rp_plan *p1, *p2;
+	struct rp_topo *t, *t2;
+	struct rp_place *pl;
+	struct rp_err e;
+	bool same_max;
+
+	for (int l = 0; l < 4; l++) {
+		f.hpl[l] = 4;
+		f.lh[l] = algs[l % 4];
+		for (int s = 0; s < f.ns; s++) {
+			f.sh[s] = algs[4 + s % 3];
+			f.cnt[l][s] = 1;
+		}
+	}
+	f.njh = 2;
+	strcpy(f.jh[0], "h0_0");
+	strcpy(f.jh[1], "h1_0");
+	fab_json(&f, false, &ts, &ps);
+	ASSERT_EQ(0, rp_topo_parse("t", ts, strlen(ts), &t, &e));
+	pa = jobs_json(&f, a, 1);
+	pab = jobs_json(&f, ab, 2);
+	pac = jobs_json(&f, ac, 2);
+
+	/* b starts on other leaves, then ends: a keeps every port */
+	replan(t, pa, pab, &common, &same_plain, &same_stable, &same_max);
+	ASSERT_EQ(32, common);
+	ASSERT_EQ(common, same_stable);
+	ASSERT_TRUE(same_max);
+	replan(t, pab, pa, &common, &same_plain, &same_stable, &same_max);
+	ASSERT_EQ(32, common);
+	ASSERT_EQ(common, same_stable);
+	ASSERT_TRUE(same_max);
+	/*
+	 * c shares a's leaves with more demand: planned from scratch, some of
+	 * a's flows move (the scenario's precondition); re-planned, none
+	 */
+	replan(t, pa, pac, &common, &same_plain, &same_stable, &same_max);
+	TH_LOG("c starts: %u of %u kept (from scratch %u)", same_stable,
+	       common, same_plain);
+	ASSERT_EQ(32, common);
+	ASSERT_LT(same_plain, common);
+	ASSERT_EQ(common, same_stable);
+	ASSERT_TRUE(same_max);
+	replan(t, pac, pa, &common, &same_plain, &same_stable, &same_max);
+	TH_LOG("c ends: %u of %u kept (from scratch %u)", same_stable,
+	       common, same_plain);
+	ASSERT_EQ(32, common);
+	ASSERT_LT(same_plain, common);
+	ASSERT_EQ(common, same_stable);
+	ASSERT_TRUE(same_max);
+
+	/* the previous plan must be of the same topology */
+	ASSERT_EQ(0, rp_topo_parse("t2", ts, strlen(ts), &t2, &e));
+	ASSERT_EQ(0, rp_place_parse("p", pa, strlen(pa), t, &pl, &e));
+	ASSERT_EQ(0, rp_plan_compute(t, pl, &p1, &e));
+	rp_place_free(pl);
+	ASSERT_EQ(0, rp_place_parse("p", pa, strlen(pa), t2, &pl, &e));
+	ASSERT_EQ(-EINVAL, rp_plan_compute_stable(t2, pl, p1, &p2, &e));
+	rp_place_free(pl);
+	rp_plan_free(p1);
+	rp_topo_free(t2);
+	rp_topo_free(t);
+	free(ts);
+	free(ps);
+	free(pa);
+	free(pab);
+	free(pac);
+}
+
 /* Host pins: one path set per remote, sorted, round-trip through pins.c. */
 TEST(host_pins_roundtrip)
 {
