@@ -117,3 +117,36 @@ for h in 128 256 512 1024 2048 4096; do
 		"$(kv parse_s "$out")" "$(kv plan_s "$out")" "$(kv maxrss_mib "$out")" \
 		"$(kv max "$out")" "$(kv lb "$out")"
 done
+
+echo
+echo "Stable re-plans, $((HOSTS * 8)) GPUs (random ring order): one job starts or ends;"
+echo "kept = flows of the other jobs whose port is unchanged (from scratch / stable re-plan)"
+python3 "$GEN" --hosts "$HOSTS" --rails 8 --order random -o "$dir/r" >/dev/null ||
+	{ echo "planner: generator failed" >&2; exit 1; }
+njobs=$(python3 - "$dir/r/placement.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+for k in range(len(p["jobs"])):
+    q = {"jobs": [j for i, j in enumerate(p["jobs"]) if i != k]}
+    json.dump(q, open(f"{sys.argv[1]}.minus{k}", "w"))
+print(len(p["jobs"]))
+PY
+) || { echo "planner: placement split failed" >&2; exit 1; }
+fmt3='%-6s %-6s %7s %9s %10s %9s %10s %4s %9s\n'
+# shellcheck disable=SC2059
+printf "$fmt3" job event common kept_plan kept_stable max_plan max_stable lb replan_s
+for k in $(seq 0 $((njobs - 1))); do
+	for ev in starts ends; do
+		full=$dir/r/placement.json
+		less=$full.minus$k
+		if [ $ev = starts ]; then a=$less b=$full; else a=$full b=$less; fi
+		out=$("$BENCH" stable "$dir/r/topology.json" "$a" "$b") ||
+			{ echo "planner: planbench stable failed" >&2; exit 1; }
+		c=$(kv common "$out")
+		pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", b ? 100 * a / b : 100 }'; }
+		# shellcheck disable=SC2059
+		printf "$fmt3" "job$k" $ev "$c" "$(pct "$(kv same_plain "$out")" "$c")" \
+			"$(pct "$(kv same_stable "$out")" "$c")" "$(kv max_plain "$out")" \
+			"$(kv max_stable "$out")" "$(kv lb "$out")" "$(kv replan_s "$out")"
+	done
+done
