@@ -654,22 +654,32 @@ TEST(down_links_unused)
 	free(ps);
 }
 
+/* Two leaves without a common spine, one host each, a ring over both. */
+static void no_path_fab(struct fab *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->nl = f->ns = 2;
+	f->pattern = "ring";
+	f->qps = 2;
+	f->hpl[0] = f->hpl[1] = 1;
+	f->lh[0] = f->lh[1] = algs[0];
+	f->sh[0] = f->sh[1] = algs[0];
+	f->cnt[0][0] = 1;
+	f->cnt[1][1] = 1;
+	f->njh = 2;
+	strcpy(f->jh[0], "h0_0");
+	strcpy(f->jh[1], "h1_0");
+}
+
 /* Leaves without a common spine: flows reported unplaced, not dropped. */
 TEST(unplaced_reported)
 {
-	struct fab f = { .nl = 2, .ns = 2, .pattern = "ring", .qps = 2 };
 	json_object *un;
+	struct fab f;
 	struct run r;
 	char *ts, *ps;
 
-	f.hpl[0] = f.hpl[1] = 1;
-	f.lh[0] = f.lh[1] = algs[0];
-	f.sh[0] = f.sh[1] = algs[0];
-	f.cnt[0][0] = 1;
-	f.cnt[1][1] = 1;
-	f.njh = 2;
-	strcpy(f.jh[0], "h0_0");
-	strcpy(f.jh[1], "h1_0");
+	no_path_fab(&f);
 	fab_json(&f, false, &ts, &ps);
 	ASSERT_EQ(0, run_plan(ts, ps, &r));
 	ASSERT_EQ(0, rp_plan_summary(r.plan)->flows);
@@ -847,8 +857,8 @@ TEST(stream_matches_document)
 	const char *esc_place = "{\"jobs\":[{\"id\":\"d\\\"e\\\\m/o\\t\\u00e9\\u0001\\u007f\","
 		"\"pattern\":\"alltoall\",\"qps_per_connection\":3,"
 		"\"rails\":[0],\"hosts\":[\"h1\",\"h2\"]}]}";
-	struct fab u = { .nl = 2, .ns = 2, .pattern = "ring", .qps = 2 };
 	char *text = NULL;
+	struct fab u;
 	size_t len = 0;
 	struct run r;
 	char *ts, *ps;
@@ -868,14 +878,7 @@ TEST(stream_matches_document)
 		free(ps);
 	}
 	/* unplaced flows */
-	u.hpl[0] = u.hpl[1] = 1;
-	u.lh[0] = u.lh[1] = algs[0];
-	u.sh[0] = u.sh[1] = algs[0];
-	u.cnt[0][0] = 1;
-	u.cnt[1][1] = 1;
-	u.njh = 2;
-	strcpy(u.jh[0], "h0_0");
-	strcpy(u.jh[1], "h1_0");
+	no_path_fab(&u);
 	fab_json(&u, false, &ts, &ps);
 	ASSERT_EQ(0, run_plan(ts, ps, &r));
 	ASSERT_LT(0, rp_plan_summary(r.plan)->unplaced);
