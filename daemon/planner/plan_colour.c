@@ -138,7 +138,8 @@ static void put_unit(struct rp_plan *pl, struct pair *p, int s)
  * inner leaves keep their totals. This generalises Kempe (a/b) chains,
  * which are the case d == lo everywhere.
  */
-static bool augment(struct rp_plan *pl, int S, int v, int u, int a)
+static bool augment(struct rp_plan *pl, int S, int v, int u, int a,
+		    bool spare_prev)
 {
 	int qh = 0, qt = 0, goal = -1, gside = -1;
 	int st = ++pl->cur_stamp;
@@ -165,6 +166,10 @@ static bool augment(struct rp_plan *pl, int S, int v, int u, int a)
 				continue;
 			ci = cidx(pl, q, e);
 			if (ci < 0 || !pl->x[q->c0 + ci])
+				continue;
+			/* a stable re-plan first moves only units of new flows */
+			if (spare_prev &&
+			    pl->x[q->c0 + ci] <= pl->prefer[q->c0 + ci])
 				continue;
 			/* a colour that ends the path at y, else any */
 			for (int c = 0, pick = -1; c <= q->nc; c++) {
@@ -209,20 +214,21 @@ static bool augment(struct rp_plan *pl, int S, int v, int u, int a)
 
 static bool repair(struct rp_plan *pl, struct pair *p)
 {
-	for (int side = 1; side >= 0; side--) {
-		int v = ep(p, side), u = ep(p, !side);
+	for (int pass = pl->prefer && pl->seeding ? 0 : 1; pass < 2; pass++)
+		for (int side = 1; side >= 0; side--) {
+			int v = ep(p, side), u = ep(p, !side);
 
-		for (int i = 0; i < p->nc; i++) {
-			int a = pl->cs[p->c0 + i];
+			for (int i = 0; i < p->nc; i++) {
+				int a = pl->cs[p->c0 + i];
 
-			if (spare(pl, !side, u, a) <= 0)
-				continue;
-			if (augment(pl, side, v, u, a)) {
-				put_unit(pl, p, a);
-				return true;
+				if (spare(pl, !side, u, a) <= 0)
+					continue;
+				if (augment(pl, side, v, u, a, !pass)) {
+					put_unit(pl, p, a);
+					return true;
+				}
 			}
 		}
-	}
 	return false;
 }
 
@@ -271,6 +277,7 @@ int rp_plan_colour(struct rp_plan *pl, int T, int attempt)
 	for (int i = 0; i < pl->npairs; i++)
 		pl->porder[i] = i;
 	pl->attempt = attempt < 0 ? 0 : attempt;
+	pl->seeding = attempt < 0;
 	qsort_r(pl->porder, pl->npairs, sizeof(int), cmp_porder, pl);
 
 	pl->T = T;

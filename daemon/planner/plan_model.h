@@ -83,6 +83,7 @@ struct rp_plan {
 	int *prev_of;		/* per flow: the same flow in prev, or -1 */
 	int *prefer;		/* per common spine of a pair: flows there in prev */
 	int *seeded;		/* per pair: units the colouring put as prefer says */
+	bool seeding;		/* the colouring pass honours prefer */
 };
 
 static inline int bcount(const struct rp_plan *pl, int leaf, int spine)
