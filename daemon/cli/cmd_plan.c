@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rocepath plan topology FILE placement FILE [host NAME]
+ * rocepath plan topology FILE placement FILE [previous FILE] [host NAME]
  *
  * Without host: the plan ({flows, unplaced, links, summary} with -j, a
  * summary and one line per flow in text). With host: that host's pins, the
  * array `rocepath pin replace file` accepts (-j), or one line per remote.
+ * With previous: a stable re-plan of the plan of that placement (flows
+ * that it also has keep their ports where the new plan allows).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,13 +14,17 @@
 
 #include <json-c/json.h>
 
+#include "addr.h"
 #include "cli.h"
+#include "objs.h"
+#include "pins.h"
 #include "plan.h"
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"Usage: rocepath plan topology FILE placement FILE [host NAME]\n");
+		"Usage: rocepath plan topology FILE placement FILE [previous FILE]\n"
+		"                     [host NAME]\n");
 }
 
 static int print_json(const struct rp_cli *cli, json_object *o)
@@ -33,68 +39,24 @@ static int print_json(const struct rp_cli *cli, json_object *o)
 	return ferror(stdout) ? -EIO : 0;
 }
 
-static const char *jget(json_object *o, const char *key)
+static void print_text_pins(const struct rp_pins *pins)
 {
-	json_object *v;
+	char buf[RP_ADDR_STRLEN];
 
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return "-";
-	return json_object_get_string(v);
-}
+	for (size_t i = 0; i < pins->n; i++) {
+		const struct rp_pin *p = &pins->v[i];
 
-static void print_text_pins(json_object *pins)
-{
-	for (size_t i = 0; i < json_object_array_length(pins); i++) {
-		json_object *p = json_object_array_get_idx(pins, i), *sp;
-
-		json_object_object_get_ex(p, "sports", &sp);
-		printf("remote %s sport ", jget(p, "remote"));
-		for (size_t k = 0; k < json_object_array_length(sp); k++)
-			printf("%s%d", k ? "," : "",
-			       json_object_get_int(json_object_array_get_idx(sp, k)));
+		printf("remote %s sport ", rp_addr_fmt(&p->remote, buf, sizeof(buf)));
+		for (size_t k = 0; k < p->nsports; k++)
+			printf("%s%u", k ? "," : "", p->sports[k]);
 		printf("\n");
 	}
 }
 
-static void print_flow_text(json_object *f, bool placed)
-{
-	printf("job %s rail %s %s %s -> %s %s qp %s ", jget(f, "job"),
-	       jget(f, "rail"), jget(f, "src_host"), jget(f, "src_ip"),
-	       jget(f, "dst_host"), jget(f, "dst_ip"), jget(f, "qp"));
-	if (placed) {
-		json_object *path;
-
-		json_object_object_get_ex(f, "path", &path);
-		printf("sport %s path ", jget(f, "sport"));
-		for (size_t k = 0; k < json_object_array_length(path); k++)
-			printf("%s%s", k ? "," : "", json_object_get_string(
-				       json_object_array_get_idx(path, k)));
-		printf(" default_sport %s\n", jget(f, "ecmp_sport"));
-	} else {
-		printf("unplaced: %s\n", jget(f, "reason"));
-	}
-}
-
-static void print_text_plan(const struct rp_plan *plan, json_object *o)
-{
-	const struct rp_plan_summary *s = rp_plan_summary(plan);
-	json_object *flows, *un;
-
-	printf("flows %u unplaced %u max_link_flows %u lower_bound %u "
-	       "ecmp_max_link_flows %u slice_max_link_flows %u\n",
-	       s->flows, s->unplaced, s->max_link_flows, s->lower_bound,
-	       s->ecmp_max_link_flows, s->slice_max_link_flows);
-	json_object_object_get_ex(o, "flows", &flows);
-	json_object_object_get_ex(o, "unplaced", &un);
-	for (size_t i = 0; i < json_object_array_length(flows); i++)
-		print_flow_text(json_object_array_get_idx(flows, i), true);
-	for (size_t i = 0; i < json_object_array_length(un); i++)
-		print_flow_text(json_object_array_get_idx(un, i), false);
-}
-
 int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 {
-	const char *topo = NULL, *place = NULL, *host = NULL;
+	const char *topo = NULL, *place = NULL, *host = NULL, *prev = NULL;
+	struct rp_pins pins = { 0 };
 	struct rp_plan *plan = NULL;
 	json_object *o = NULL;
 	struct rp_err err;
@@ -110,6 +72,8 @@ int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 			dst = &place;
 		else if (rp_matches(*argv, "host"))
 			dst = &host;
+		else if (rp_matches(*argv, "previous"))
+			dst = &prev;
 		else if (rp_matches(*argv, "help")) {
 			usage();
 			return 0;
@@ -130,18 +94,30 @@ int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 		return rp_error("plan: topology and placement files are required");
 	}
 	memset(&err, 0, sizeof(err));
-	ret = rp_plan_from_files(topo, place, &plan, &err);
+	ret = rp_plan_from_files_stable(topo, place, prev, &plan, &err);
 	if (ret)
 		return rp_error_ret(ret, "%s", rp_err_str(&err, buf, sizeof(buf)));
 	if (host) {
-		ret = rp_plan_host_pins(plan, host, &o);
+		ret = rp_plan_host_pins(plan, host, &pins);
 		if (ret == -ENOENT) {
 			ret = rp_error_ret(ret, "%s: unknown host \"%s\"", topo,
 					   host);
 			goto out;
 		}
+		if (!ret && cli->json) {
+			o = rp_pins_to_json(&pins);
+			if (!o)
+				ret = -ENOMEM;
+		}
 	} else {
-		ret = rp_plan_to_json(plan, NULL, &o);
+		/* streamed: a large plan is never held as a document */
+		rp_out_flush(cli->out);
+		ret = rp_plan_write(plan, NULL, !cli->json ? RP_PLAN_TEXT :
+				    cli->pretty ? RP_PLAN_JSON_PRETTY :
+				    RP_PLAN_JSON, stdout);
+		if (ret)
+			ret = rp_error_ret(ret, "plan: %s", strerror(-ret));
+		goto out;
 	}
 	if (ret) {
 		ret = rp_error_ret(ret, "plan: %s", strerror(-ret));
@@ -149,12 +125,11 @@ int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 	}
 	if (cli->json)
 		ret = print_json(cli, o);
-	else if (host)
-		print_text_pins(o);
 	else
-		print_text_plan(plan, o);
+		print_text_pins(&pins);
 out:
 	json_object_put(o);
+	rp_pins_free(&pins);
 	rp_plan_free(plan);
 	return ret;
 }

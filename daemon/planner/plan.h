@@ -20,8 +20,8 @@
  *	    rp_place_load(ppath, t, &p, &err) ||
  *	    rp_plan_compute(t, p, &plan, &err))
  *		fprintf(stderr, "%s\n", rp_err_str(&err, buf, sizeof(buf)));
- *	rp_plan_host_pins(plan, "host0", &pins);  // array for pin replace
- *	... json_object_put(pins);
+ *	rp_plan_host_pins(plan, "host0", &pins);  // struct rp_pins (objs.h)
+ *	... rp_pins_free(&pins);
  *	rp_plan_free(plan); rp_place_free(p); rp_topo_free(t);  // this order
  */
 #ifndef ROCEPATH_PLAN_H
@@ -29,8 +29,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct json_object;
+struct rp_pins;
 struct rp_topo;
 struct rp_place;
 struct rp_plan;
@@ -76,9 +78,26 @@ void rp_place_free(struct rp_place *p);
  */
 int rp_plan_compute(const struct rp_topo *t, const struct rp_place *p,
 		    struct rp_plan **out, struct rp_err *err);
+/*
+ * A stable re-plan: as rp_plan_compute(), and where the plan leaves a
+ * choice (spine, link, port), flows that prev also has (same job id, NICs
+ * and QP index) keep prev's. The bound and the max link load are those of
+ * rp_plan_compute(); prev must have been computed on the same t (else
+ * -EINVAL) and may be freed once this returns. NULL prev: rp_plan_compute().
+ */
+int rp_plan_compute_stable(const struct rp_topo *t, const struct rp_place *p,
+			   const struct rp_plan *prev, struct rp_plan **out,
+			   struct rp_err *err);
 /* Convenience: load both files and compute. */
 int rp_plan_from_files(const char *topo_path, const char *place_path,
 		       struct rp_plan **out, struct rp_err *err);
+/*
+ * Convenience for a stable re-plan: prev_path (NULL: none) is the placement
+ * the running plan was computed from, planned first on the same topology.
+ */
+int rp_plan_from_files_stable(const char *topo_path, const char *place_path,
+			      const char *prev_path, struct rp_plan **out,
+			      struct rp_err *err);
 void rp_plan_free(struct rp_plan *plan);
 
 struct rp_plan_summary {
@@ -101,19 +120,40 @@ const struct rp_plan_summary *rp_plan_summary(const struct rp_plan *plan);
 int rp_plan_to_json(const struct rp_plan *plan, const char *host,
 		    struct json_object **out);
 
+enum rp_plan_format {
+	RP_PLAN_TEXT,		/* `rocepath plan`: summary line, one per flow */
+	RP_PLAN_JSON,		/* `-j`: the plan object on one line */
+	RP_PLAN_JSON_PRETTY,	/* `-j -p`: indented by two spaces */
+};
+
 /*
- * The host's pins in the form `rocepath pin replace file` accepts and
- * `rocepath -j pin show` prints: an array of
- *   {"dev": null, "remote": ADDR, "sports": [...], "rqpn": null, "lqpn": null}
- * one per remote address the host sends to, sorted by remote address
- * (IPv4 before IPv6, then by address bytes); sports ascending and distinct
- * (qps_per_connection per connection). An empty array when the host sends
- * nothing. -ENOENT when host is not in the topology.
+ * Writes the plan (host as in rp_plan_to_json()) to out as a stream, ending
+ * with a newline; the JSON is byte-identical to json-c's printing of
+ * rp_plan_to_json() (plain, or pretty + spaced), without its memory.
+ * -ENOENT for an unknown host, -EIO when writing fails.
+ */
+int rp_plan_write(const struct rp_plan *plan, const char *host,
+		  enum rp_plan_format fmt, FILE *out);
+
+/*
+ * The host's pins, appended to *pins (empty or zeroed; emptied on error):
+ * one rule per remote address the host sends to, any device, no QPNs,
+ * sorted by remote address (IPv4 before IPv6, then by address bytes);
+ * sports ascending and distinct (qps_per_connection per connection).
+ * Nothing when the host sends nothing. -ENOENT when host is not in the
+ * topology. JSON (`rocepath pin replace file` form): rp_pins_to_json().
  */
 int rp_plan_host_pins(const struct rp_plan *plan, const char *host,
-		      struct json_object **pins);
+		      struct rp_pins *pins);
 
 /* Lower level, for benchmarks and tests ---------------------------------- */
+
+/*
+ * Flows placed in both plans (same job id, NICs and QP index; both plans on
+ * one topology, else -EINVAL) and how many of them kept their port.
+ */
+int rp_plan_stability(const struct rp_plan *before, const struct rp_plan *after,
+		      unsigned int *common, unsigned int *same_port);
 
 /* One directed-link load set for a way of choosing ports/paths. */
 enum rp_plan_mode {
@@ -121,15 +161,5 @@ enum rp_plan_mode {
 	RP_MODE_ECMP,	/* default QPN-derived ports through the hash models */
 	RP_MODE_SLICE,	/* destination-slice pinning */
 };
-
-/*
- * Estimated completion time in seconds of the placement's collectives, each
- * connection transferring bytes_per_conn (split evenly over its QPs), when
- * flows share every link (host NIC links and fabric links, all of
- * link_gbps) max-min fairly. Flows routed as in mode. The slowest flow
- * determines the result (static max-min fair rates, see planner.rst).
- */
-int rp_plan_fair_time(const struct rp_plan *plan, enum rp_plan_mode mode,
-		      double link_gbps, double bytes_per_conn, double *seconds);
 
 #endif /* ROCEPATH_PLAN_H */

@@ -5,6 +5,7 @@
  * 0xEDB88320 reflected; CRC-32C: 0x82F63B78 reflected).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plan_hash.h"
@@ -234,11 +235,89 @@ int rp_hash_member(const struct rp_hash_model *m, const struct rp_ipaddr *src,
 	return v < 0 ? -1 : (int)(v % group);
 }
 
+/* Raw (unselected) CRC/XOR16 value of buf. */
+static uint32_t raw(enum rp_hash_alg alg, const uint8_t *buf, size_t len)
+{
+	switch (alg) {
+	case RP_HASH_CRC16_CCITT:
+		return rp_crc16_ccitt(buf, len);
+	case RP_HASH_CRC32:
+		return rp_crc32(buf, len);
+	case RP_HASH_CRC32C:
+		return rp_crc32c(buf, len);
+	default:
+		return rp_xor16(buf, len);
+	}
+}
+
+/* The linear part of the CRC of one byte b followed by k zero bytes. */
+static uint32_t crc_lin(enum rp_hash_alg alg, uint8_t b, size_t k)
+{
+	const uint32_t *tab = alg == RP_HASH_CRC32 ? crc32_tab : crc32c_tab;
+	uint32_t crc = 0;
+
+	if (alg == RP_HASH_CRC16_CCITT) {
+		uint16_t c = crc16_tab[b];
+
+		while (k--)
+			c = (c << 8) ^ crc16_tab[(c >> 8) & 0xFF];
+		return c;
+	}
+	crc = tab[b];
+	while (k--)
+		crc = (crc >> 8) ^ tab[crc & 0xFF];
+	return crc;
+}
+
+static const uint32_t *lin_table(struct rp_hash_lin *l, enum rp_hash_alg alg,
+				 size_t k)
+{
+	uint32_t **t = &l->t[alg][k];
+
+	if (!*t) {
+		*t = malloc(256 * sizeof(**t));
+		if (!*t)
+			return NULL;
+		for (unsigned int b = 0; b < 256; b++)
+			(*t)[b] = crc_lin(alg, b, k);
+	}
+	return *t;
+}
+
+void rp_hash_lin_free(struct rp_hash_lin *l)
+{
+	for (int a = 0; a < RP_HASH_XOR16; a++)
+		for (int k = 0; k < RP_HASH_MAX_INPUT; k++) {
+			free(l->t[a][k]);
+			l->t[a][k] = NULL;
+		}
+}
+
 void rp_hash_ctx_init(struct rp_hash_ctx *c, const struct rp_hash_model *m,
-		      const struct rp_ipaddr *src, const struct rp_ipaddr *dst)
+		      const struct rp_ipaddr *src, const struct rp_ipaddr *dst,
+		      struct rp_hash_lin *lin)
 {
 	c->m = m;
 	c->len = build(m, src, dst, 0, c->buf, c->sport_off, &c->nsport);
+	c->lin = false;
+	if (m->alg == RP_HASH_TABLE || !lin)
+		return;
+	for (unsigned int i = 0; i < c->nsport; i++) {
+		size_t o = c->sport_off[i];
+
+		if (m->alg == RP_HASH_XOR16) {
+			/* bytes at even offsets are the high half of a word */
+			c->xhi[i] = o % 2 ? 0 : 8;
+			c->xlo[i] = o % 2 ? 8 : 0;
+			continue;
+		}
+		c->thi[i] = lin_table(lin, m->alg, c->len - o - 1);
+		c->tlo[i] = lin_table(lin, m->alg, c->len - o - 2);
+		if (!c->thi[i] || !c->tlo[i])
+			return;
+	}
+	c->base = raw(m->alg, c->buf, c->len);
+	c->lin = true;
 }
 
 int rp_hash_ctx_member(struct rp_hash_ctx *c, uint16_t sport,
@@ -246,6 +325,23 @@ int rp_hash_ctx_member(struct rp_hash_ctx *c, uint16_t sport,
 {
 	int64_t v;
 
+	if (c->lin) {
+		uint32_t x = c->base;
+
+		if (c->m->alg == RP_HASH_XOR16)
+			for (unsigned int i = 0; i < c->nsport; i++)
+				x ^= (uint32_t)(sport >> 8) << c->xhi[i] ^
+				     (uint32_t)(sport & 0xFF) << c->xlo[i];
+		else
+			for (unsigned int i = 0; i < c->nsport; i++)
+				x ^= c->thi[i][sport >> 8] ^
+				     c->tlo[i][sport & 0xFF];
+		if (c->m->sel == RP_SEL_LO16)
+			x &= 0xFFFF;
+		else if (c->m->sel == RP_SEL_HI16)
+			x >>= 16;
+		return (int)(x % group);
+	}
 	for (unsigned int i = 0; i < c->nsport; i++) {
 		c->buf[c->sport_off[i]] = sport >> 8;
 		c->buf[c->sport_off[i] + 1] = sport;

@@ -74,16 +74,42 @@ int rp_hash_member(const struct rp_hash_model *m, const struct rp_ipaddr *src,
 /*
  * Fast path for port searches: fixed src/dst, varying sport. Prepare once,
  * then rp_hash_ctx_member() per port.
+ *
+ * CRCs and XOR16 are affine over GF(2): for inputs of one length,
+ * H(a ^ b) = H(a) ^ H(b) ^ H(0). So H(input with sport s) is H(input with
+ * sport 0) XOR a contribution of s's two bytes that depends only on the
+ * algorithm and how many bytes follow each: two 256-entry table look-ups
+ * per port instead of hashing the whole input. The tables are shared
+ * through a struct rp_hash_lin cache (zeroed before first use).
  */
+#define RP_HASH_MAX_INPUT	(4 + RP_HASH_MAX_FIELDS * 16)
+
+struct rp_hash_lin {
+	/* [alg][bytes after the byte] -> contribution of each byte value */
+	uint32_t *t[RP_HASH_XOR16][RP_HASH_MAX_INPUT];
+};
+void rp_hash_lin_free(struct rp_hash_lin *l);
+
 struct rp_hash_ctx {
 	const struct rp_hash_model *m;
-	uint8_t buf[4 + RP_HASH_MAX_FIELDS * 16];
+	uint8_t buf[RP_HASH_MAX_INPUT];
 	size_t len;
 	size_t sport_off[RP_HASH_MAX_FIELDS];
 	unsigned int nsport;
+	/* affine form, when lin is set: value = base ^ contributions */
+	bool lin;
+	uint32_t base;
+	const uint32_t *thi[RP_HASH_MAX_FIELDS], *tlo[RP_HASH_MAX_FIELDS];
+	uint32_t xhi[RP_HASH_MAX_FIELDS];	/* XOR16: shift of each byte */
+	uint32_t xlo[RP_HASH_MAX_FIELDS];
 };
+/*
+ * lin may be NULL (every port then hashes the whole input, as it does for
+ * measured tables); a table that cannot be allocated falls back the same.
+ */
 void rp_hash_ctx_init(struct rp_hash_ctx *c, const struct rp_hash_model *m,
-		      const struct rp_ipaddr *src, const struct rp_ipaddr *dst);
+		      const struct rp_ipaddr *src, const struct rp_ipaddr *dst,
+		      struct rp_hash_lin *lin);
 int rp_hash_ctx_member(struct rp_hash_ctx *c, uint16_t sport,
 		       unsigned int group);
 

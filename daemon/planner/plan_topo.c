@@ -1,252 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Cluster file parsers: topology and placement. Everything is validated and
- * then sorted canonically, so that the plan does not depend on the order of
- * elements in the files. Errors name the file, the JSON path and the reason.
+ * The topology file parser. Everything is validated and then sorted
+ * canonically, so that the plan does not depend on the order of elements in
+ * the file. Errors name the file, the JSON path and the reason.
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
-#include "plan_int.h"
-
-void rp_err_set(struct rp_err *err, const char *file, const char *path,
-		int line, int col, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
-	snprintf(err->path, sizeof(err->path), "%s", path ? path : "");
-	err->line = line;
-	err->col = col;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
-
-const char *rp_err_str(const struct rp_err *err, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = 0;
-	if (err->file[0])
-		n += snprintf(buf + n, len - n, "%s", err->file);
-	if (n < len && err->line)
-		n += snprintf(buf + n, len - n, ":%d:%d", err->line, err->col);
-	if (n < len && n)
-		n += snprintf(buf + n, len - n, ": ");
-	if (n < len && err->path[0])
-		n += snprintf(buf + n, len - n, "%s: ", err->path);
-	if (n < len)
-		snprintf(buf + n, len - n, "%s", err->msg);
-	return buf;
-}
-
-int rp_read_file(const char *path, char **text, size_t *len)
-{
-	size_t cap = 65536, n = 0;
-	char *buf;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (n == cap) {
-			char *nb = realloc(buf, cap * 2 + 1);
-
-			if (!nb) {
-				free(buf);
-				close(fd);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0) {
-			int e = -errno;
-
-			if (e == -EINTR)
-				continue;
-			free(buf);
-			close(fd);
-			return e;
-		}
-		if (!r)
-			break;
-		n += r;
-	}
-	close(fd);
-	buf[n] = 0;
-	*text = buf;
-	*len = n;
-	return 0;
-}
-
-/* snprintf for JSON paths: long paths are cut, which is fine for errors */
-static void pathf(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void pathf(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
-/* Parser state: file name for errors and the JSON path being walked. */
-struct pctx {
-	const char *file;
-	struct rp_err *err;
-	char path[256];
-};
-
-static int perr(struct pctx *c, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int perr(struct pctx *c, const char *path, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rp_err_set(c->err, c->file, path, 0, 0, "%s", msg);
-	return -EINVAL;
-}
-
-static int parse_json(struct pctx *c, const char *text, size_t len,
-		      json_object **out)
-{
-	struct json_tokener *tok;
-	enum json_tokener_error je;
-	json_object *o;
-	size_t end, i;
-	int line = 1, col = 1;
-
-	tok = json_tokener_new();
-	if (!tok)
-		return -ENOMEM;
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	je = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	if (!o && je == json_tokener_continue)
-		je = json_tokener_error_parse_eof;
-	if (o) {
-		/* Only white space may follow the document. */
-		while (end < len && strchr(" \t\r\n", text[end]))
-			end++;
-		if (end < len) {
-			json_object_put(o);
-			o = NULL;
-			je = json_tokener_error_parse_unexpected;
-		}
-	}
-	json_tokener_free(tok);
-	if (o) {
-		*out = o;
-		return 0;
-	}
-	if (end > len)
-		end = len;
-	for (i = 0; i < end && i < len; i++) {
-		if (text[i] == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
-	rp_err_set(c->err, c->file, "", line, col, "malformed JSON: %s",
-		   json_tokener_error_desc(je));
-	return -EINVAL;
-}
-
-/* Typed member access; *v NULL when absent and optional. */
-static int member(struct pctx *c, json_object *obj, const char *opath,
-		  const char *key, enum json_type type, bool required,
-		  json_object **v)
-{
-	static const char *const tn[] = {
-		[json_type_null] = "null", [json_type_boolean] = "a boolean",
-		[json_type_double] = "a number", [json_type_int] = "an integer",
-		[json_type_object] = "an object", [json_type_array] = "an array",
-		[json_type_string] = "a string",
-	};
-	char p[300];
-
-	*v = NULL;
-	pathf(p, sizeof(p), "%s.%s", opath, key);
-	if (!json_object_object_get_ex(obj, key, v) || !*v) {
-		*v = NULL;
-		if (required)
-			return perr(c, opath, "missing \"%s\"", key);
-		return 0;
-	}
-	if (json_object_get_type(*v) != type)
-		return perr(c, p, "expected %s", tn[type]);
-	return 0;
-}
-
-static int get_int(struct pctx *c, json_object *obj, const char *opath,
-		   const char *key, bool required, int64_t lo, int64_t hi,
-		   const char *what, int64_t *out)
-{
-	json_object *v;
-	char p[300];
-	int64_t x;
-	int ret;
-
-	ret = member(c, obj, opath, key, json_type_int, required, &v);
-	if (ret || !v)
-		return ret;
-	pathf(p, sizeof(p), "%s.%s", opath, key);
-	errno = 0;
-	x = json_object_get_int64(v);
-	if (errno || x < lo || x > hi)
-		return perr(c, p, "%s %s out of range (%lld..%lld)", what,
-			    json_object_get_string(v), (long long)lo,
-			    (long long)hi);
-	*out = x;
-	return 0;
-}
-
-static int get_str(struct pctx *c, json_object *obj, const char *opath,
-		   const char *key, bool required, const char **out)
-{
-	json_object *v;
-	char p[300];
-	int ret;
-
-	ret = member(c, obj, opath, key, json_type_string, required, &v);
-	if (ret || !v)
-		return ret;
-	*out = json_object_get_string(v);
-	if (!**out) {
-		pathf(p, sizeof(p), "%s.%s", opath, key);
-		return perr(c, p, "empty string");
-	}
-	return 0;
-}
+#include "plan_json.h"
 
 /* name -> index lookups through a sorted array of (name, index) */
 struct nidx {
@@ -305,55 +71,55 @@ static int parse_hash(struct pctx *c, json_object *h, const char *hp,
 		m->fields[i] = i;
 	if (!h)
 		return 0;
-	ret = get_str(c, h, hp, "algorithm", true, &s);
+	ret = rp_json_str(c, h, hp, "algorithm", true, &s);
 	if (ret)
 		return ret;
 	if (rp_hash_alg_parse(s, &m->alg)) {
-		pathf(p, sizeof(p), "%s.algorithm", hp);
-		return perr(c, p, "unknown hash algorithm \"%s\"", s);
+		rp_json_pathf(p, sizeof(p), "%s.algorithm", hp);
+		return rp_json_err(c, p, "unknown hash algorithm \"%s\"", s);
 	}
-	ret = get_int(c, h, hp, "seed", false, 0, 0xFFFFFFFFll, "seed", &seed);
+	ret = rp_json_int(c, h, hp, "seed", false, 0, 0xFFFFFFFFll, "seed", &seed);
 	if (ret)
 		return ret;
 	m->seed = seed;
 	s = NULL;
-	ret = get_str(c, h, hp, "select", false, &s);
+	ret = rp_json_str(c, h, hp, "select", false, &s);
 	if (ret)
 		return ret;
 	if (s && rp_hash_sel_parse(s, &m->sel)) {
-		pathf(p, sizeof(p), "%s.select", hp);
-		return perr(c, p, "unknown hash select \"%s\" (full, lo16, hi16)",
-			    s);
+		rp_json_pathf(p, sizeof(p), "%s.select", hp);
+		return rp_json_err(c, p, "unknown hash select \"%s\" (full, lo16, hi16)",
+				   s);
 	}
-	ret = member(c, h, hp, "fields", json_type_array, false, &fields);
+	ret = rp_json_member(c, h, hp, "fields", json_type_array, false, &fields);
 	if (ret)
 		return ret;
 	if (fields) {
 		size_t n = json_object_array_length(fields);
 
 		if (!n || n > RP_HASH_MAX_FIELDS) {
-			pathf(p, sizeof(p), "%s.fields", hp);
-			return perr(c, p, "needs 1..%d fields",
-				    RP_HASH_MAX_FIELDS);
+			rp_json_pathf(p, sizeof(p), "%s.fields", hp);
+			return rp_json_err(c, p, "needs 1..%d fields",
+					   RP_HASH_MAX_FIELDS);
 		}
 		m->nfields = n;
 		for (size_t i = 0; i < n; i++) {
 			json_object *f = json_object_array_get_idx(fields, i);
 
-			pathf(p, sizeof(p), "%s.fields[%zu]", hp, i);
+			rp_json_pathf(p, sizeof(p), "%s.fields[%zu]", hp, i);
 			if (!json_object_is_type(f, json_type_string))
-				return perr(c, p, "expected a string");
+				return rp_json_err(c, p, "expected a string");
 			if (rp_hash_field_parse(json_object_get_string(f),
 						&m->fields[i]))
-				return perr(c, p, "unknown hash field \"%s\"",
-					    json_object_get_string(f));
+				return rp_json_err(c, p, "unknown hash field \"%s\"",
+						   json_object_get_string(f));
 		}
 	}
-	ret = member(c, h, hp, "table", json_type_object, false, &table);
+	ret = rp_json_member(c, h, hp, "table", json_type_object, false, &table);
 	if (ret)
 		return ret;
 	if (m->alg == RP_HASH_TABLE && !table)
-		return perr(c, hp, "algorithm \"table\" needs a \"table\"");
+		return rp_json_err(c, hp, "algorithm \"table\" needs a \"table\"");
 	if (table && m->alg == RP_HASH_TABLE) {
 		m->table = malloc(65536 * sizeof(*m->table));
 		if (!m->table)
@@ -364,18 +130,18 @@ static int parse_hash(struct pctx *c, json_object *h, const char *hp,
 			long port = strtol(key, &end, 10);
 			int64_t mem;
 
-			pathf(p, sizeof(p), "%s.table.\"%s\"", hp, key);
+			rp_json_pathf(p, sizeof(p), "%s.table.\"%s\"", hp, key);
 			if (!*key || *end)
-				return perr(c, p, "key is not a port number");
+				return rp_json_err(c, p, "key is not a port number");
 			if (port < 0 || port > 65535)
-				return perr(c, p, "port %ld out of range (0..65535)",
-					    port);
+				return rp_json_err(c, p, "port %ld out of range (0..65535)",
+						   port);
 			if (!json_object_is_type(val, json_type_int))
-				return perr(c, p, "expected an integer");
+				return rp_json_err(c, p, "expected an integer");
 			mem = json_object_get_int64(val);
 			if (mem < 0 || mem > 65535)
-				return perr(c, p, "member %lld out of range (0..65535)",
-					    (long long)mem);
+				return rp_json_err(c, p, "member %lld out of range (0..65535)",
+						   (long long)mem);
 			m->table[port] = (int32_t)mem;
 		}
 	}
@@ -485,12 +251,12 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 	int ret;
 
 	if (!json_object_is_type(root, json_type_object))
-		return perr(c, "", "expected an object");
-	ret = member(c, root, "", "switches", json_type_array, true, &sws);
+		return rp_json_err(c, "", "expected an object");
+	ret = rp_json_member(c, root, "", "switches", json_type_array, true, &sws);
 	if (!ret)
-		ret = member(c, root, "", "links", json_type_array, true, &lks);
+		ret = rp_json_member(c, root, "", "links", json_type_array, true, &lks);
 	if (!ret)
-		ret = member(c, root, "", "hosts", json_type_array, true, &hs);
+		ret = rp_json_member(c, root, "", "hosts", json_type_array, true, &hs);
 	if (ret)
 		return ret;
 	nsw = json_object_array_length(sws);
@@ -511,15 +277,15 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 		json_object *s = json_object_array_get_idx(sws, i), *h;
 		const char *name, *tier;
 
-		pathf(p, sizeof(p), ".switches[%zu]", i);
+		rp_json_pathf(p, sizeof(p), ".switches[%zu]", i);
 		tsw[i].orig = i;
 		if (!json_object_is_type(s, json_type_object)) {
-			ret = perr(c, p, "expected an object");
+			ret = rp_json_err(c, p, "expected an object");
 			goto out;
 		}
-		ret = get_str(c, s, p, "name", true, &name);
+		ret = rp_json_str(c, s, p, "name", true, &name);
 		if (!ret)
-			ret = get_str(c, s, p, "tier", true, &tier);
+			ret = rp_json_str(c, s, p, "tier", true, &tier);
 		if (ret)
 			goto out;
 		if (!strcmp(tier, "leaf")) {
@@ -529,9 +295,9 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 		} else {
 			char q[320];
 
-			pathf(q, sizeof(q), "%s.tier", p);
-			ret = perr(c, q, "unknown tier \"%s\" (leaf, spine)",
-				   tier);
+			rp_json_pathf(q, sizeof(q), "%s.tier", p);
+			ret = rp_json_err(c, q, "unknown tier \"%s\" (leaf, spine)",
+					  tier);
 			goto out;
 		}
 		tsw[i].s.name = strdup(name);
@@ -539,13 +305,13 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 			ret = -ENOMEM;
 			goto out;
 		}
-		ret = member(c, s, p, "hash", json_type_object, false, &h);
+		ret = rp_json_member(c, s, p, "hash", json_type_object, false, &h);
 		if (ret)
 			goto out;
 		{
 			char q[320];
 
-			pathf(q, sizeof(q), "%s.hash", p);
+			rp_json_pathf(q, sizeof(q), "%s.hash", p);
 			ret = parse_hash(c, h, q, &tsw[i].s.hash);
 		}
 		if (ret)
@@ -558,9 +324,9 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 				tsw[i].orig : tsw[i - 1].orig;
 			int f = tsw[i].orig + tsw[i - 1].orig - o;
 
-			pathf(p, sizeof(p), ".switches[%d].name", o);
-			ret = perr(c, p, "duplicate switch name \"%s\" (also .switches[%d])",
-				   tsw[i].s.name, f);
+			rp_json_pathf(p, sizeof(p), ".switches[%d].name", o);
+			ret = rp_json_err(c, p, "duplicate switch name \"%s\" (also .switches[%d])",
+					  tsw[i].s.name, f);
 			goto out;
 		}
 	}
@@ -594,24 +360,24 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 		int64_t ap = 0, bp = 0;
 		int sa, sb;
 
-		pathf(p, sizeof(p), ".links[%zu]", i);
+		rp_json_pathf(p, sizeof(p), ".links[%zu]", i);
 		tl[i].orig = i;
 		if (!json_object_is_type(l, json_type_object)) {
-			ret = perr(c, p, "expected an object");
+			ret = rp_json_err(c, p, "expected an object");
 			goto out;
 		}
-		ret = get_str(c, l, p, "a", true, &a);
+		ret = rp_json_str(c, l, p, "a", true, &a);
 		if (!ret)
-			ret = get_str(c, l, p, "b", true, &b);
+			ret = rp_json_str(c, l, p, "b", true, &b);
 		if (!ret)
-			ret = get_int(c, l, p, "a_port", true, 0, 65535, "port",
-				      &ap);
+			ret = rp_json_int(c, l, p, "a_port", true, 0, 65535, "port",
+					  &ap);
 		if (!ret)
-			ret = get_int(c, l, p, "b_port", true, 0, 65535, "port",
-				      &bp);
+			ret = rp_json_int(c, l, p, "b_port", true, 0, 65535, "port",
+					  &bp);
 		if (!ret)
-			ret = member(c, l, p, "up", json_type_boolean, false,
-				     &up);
+			ret = rp_json_member(c, l, p, "up", json_type_boolean, false,
+					     &up);
 		if (ret)
 			goto out;
 		sa = nidx_find(swi, nsw, a);
@@ -619,15 +385,15 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 		if (sa < 0 || sb < 0) {
 			char q[320];
 
-			pathf(q, sizeof(q), "%s.%s", p, sa < 0 ? "a" : "b");
-			ret = perr(c, q, "unknown switch \"%s\"",
-				   sa < 0 ? a : b);
+			rp_json_pathf(q, sizeof(q), "%s.%s", p, sa < 0 ? "a" : "b");
+			ret = rp_json_err(c, q, "unknown switch \"%s\"",
+					  sa < 0 ? a : b);
 			goto out;
 		}
 		if (t->sw[sa].tier == t->sw[sb].tier) {
-			ret = perr(c, p, "link must join a leaf and a spine (\"%s\" and \"%s\" are both %s)",
-				   a, b, t->sw[sa].tier == RP_TIER_LEAF ?
-				   "leaves" : "spines");
+			ret = rp_json_err(c, p, "link must join a leaf and a spine (\"%s\" and \"%s\" are both %s)",
+					  a, b, t->sw[sa].tier == RP_TIER_LEAF ?
+					  "leaves" : "spines");
 			goto out;
 		}
 		pk[2 * i] = (struct portkey){ sa, ap, 2 * i };
@@ -650,11 +416,11 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 	qsort(pk, 2 * nl, sizeof(*pk), cmp_portkey);
 	for (size_t i = 1; i < 2 * nl; i++) {
 		if (pk[i].sw == pk[i - 1].sw && pk[i].port == pk[i - 1].port) {
-			pathf(p, sizeof(p), ".links[%d].%s_port",
-				 pk[i].orig / 2, pk[i].orig % 2 ? "b" : "a");
-			ret = perr(c, p, "port %d of \"%s\" already used by .links[%d]",
-				   pk[i].port, t->sw[pk[i].sw].name,
-				   pk[i - 1].orig / 2);
+			rp_json_pathf(p, sizeof(p), ".links[%d].%s_port",
+				      pk[i].orig / 2, pk[i].orig % 2 ? "b" : "a");
+			ret = rp_json_err(c, p, "port %d of \"%s\" already used by .links[%d]",
+					  pk[i].port, t->sw[pk[i].sw].name,
+					  pk[i - 1].orig / 2);
 			goto out;
 		}
 	}
@@ -669,9 +435,9 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 		if (!has_link[i]) {
 			int orig = tsw[t->leaf_sw[i]].orig;
 
-			pathf(p, sizeof(p), ".switches[%d]", orig);
-			ret = perr(c, p, "leaf \"%s\" has no uplinks",
-				   rp_leaf_name(t, i));
+			rp_json_pathf(p, sizeof(p), ".switches[%d]", orig);
+			ret = rp_json_err(c, p, "leaf \"%s\" has no uplinks",
+					  rp_leaf_name(t, i));
 			goto out;
 		}
 	}
@@ -689,15 +455,15 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 	for (size_t i = 0; i < nh; i++) {
 		json_object *h = json_object_array_get_idx(hs, i), *ns;
 
-		pathf(p, sizeof(p), ".hosts[%zu]", i);
+		rp_json_pathf(p, sizeof(p), ".hosts[%zu]", i);
 		if (!json_object_is_type(h, json_type_object)) {
-			ret = perr(c, p, "expected an object");
+			ret = rp_json_err(c, p, "expected an object");
 			goto out;
 		}
-		ret = get_str(c, h, p, "name", true, &hi[i].name);
+		ret = rp_json_str(c, h, p, "name", true, &hi[i].name);
 		if (!ret)
-			ret = member(c, h, p, "nics", json_type_array, true,
-				     &ns);
+			ret = rp_json_member(c, h, p, "nics", json_type_array, true,
+					     &ns);
 		if (ret)
 			goto out;
 		hi[i].idx = i;
@@ -709,9 +475,9 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 			int o = hi[i].idx > hi[i - 1].idx ? hi[i].idx :
 				hi[i - 1].idx;
 
-			pathf(p, sizeof(p), ".hosts[%d].name", o);
-			ret = perr(c, p, "duplicate host name \"%s\" (also .hosts[%d])",
-				   hi[i].name, hi[i].idx + hi[i - 1].idx - o);
+			rp_json_pathf(p, sizeof(p), ".hosts[%d].name", o);
+			ret = rp_json_err(c, p, "duplicate host name \"%s\" (also .hosts[%d])",
+					  hi[i].name, hi[i].idx + hi[i - 1].idx - o);
 			goto out;
 		}
 	}
@@ -736,19 +502,19 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 			int64_t rail;
 			int s;
 
-			pathf(p, sizeof(p), ".hosts[%zu].nics[%zu]", i, k);
+			rp_json_pathf(p, sizeof(p), ".hosts[%zu].nics[%zu]", i, k);
 			if (!json_object_is_type(n, json_type_object)) {
-				ret = perr(c, p, "expected an object");
+				ret = rp_json_err(c, p, "expected an object");
 				goto out;
 			}
-			ret = get_int(c, n, p, "rail", true, 0, 65535, "rail",
-				      &rail);
+			ret = rp_json_int(c, n, p, "rail", true, 0, 65535, "rail",
+					  &rail);
 			if (!ret)
-				ret = get_str(c, n, p, "ip", true, &ip);
+				ret = rp_json_str(c, n, p, "ip", true, &ip);
 			if (!ret)
-				ret = get_str(c, n, p, "leaf", true, &leaf);
+				ret = rp_json_str(c, n, p, "leaf", true, &leaf);
 			if (!ret)
-				ret = get_str(c, n, p, "netdev", false, &dev);
+				ret = rp_json_str(c, n, p, "netdev", false, &dev);
 			if (ret)
 				goto out;
 			x->hname = hname;
@@ -758,18 +524,18 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 			if (parse_ip(ip, &x->n.addr, x->n.ip, sizeof(x->n.ip))) {
 				char q[320];
 
-				pathf(q, sizeof(q), "%s.ip", p);
-				ret = perr(c, q, "invalid IP address \"%s\"",
-					   ip);
+				rp_json_pathf(q, sizeof(q), "%s.ip", p);
+				ret = rp_json_err(c, q, "invalid IP address \"%s\"",
+						  ip);
 				goto out;
 			}
 			s = nidx_find(swi, nsw, leaf);
 			if (s < 0 || t->sw[s].tier != RP_TIER_LEAF) {
 				char q[320];
 
-				pathf(q, sizeof(q), "%s.leaf", p);
-				ret = perr(c, q, s < 0 ? "unknown switch \"%s\"" :
-					   "switch \"%s\" is not a leaf", leaf);
+				rp_json_pathf(q, sizeof(q), "%s.leaf", p);
+				ret = rp_json_err(c, q, s < 0 ? "unknown switch \"%s\"" :
+						  "switch \"%s\" is not a leaf", leaf);
 				goto out;
 			}
 			x->n.leaf = t->sw[s].tidx;
@@ -777,10 +543,10 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 				if (tn[j].n.rail == rail) {
 					char q[320];
 
-					pathf(q, sizeof(q), "%s.rail", p);
-					ret = perr(c, q, "duplicate rail %lld on host \"%s\" (also .nics[%d])",
-						   (long long)rail, hname,
-						   tn[j].orig_n);
+					rp_json_pathf(q, sizeof(q), "%s.rail", p);
+					ret = rp_json_err(c, q, "duplicate rail %lld on host \"%s\" (also .nics[%d])",
+							  (long long)rail, hname,
+							  tn[j].orig_n);
 					goto out;
 				}
 			}
@@ -803,10 +569,10 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 				x = tnp[i - 1];
 				y = tnp[i];
 			}
-			pathf(p, sizeof(p), ".hosts[%d].nics[%d].ip",
-				 x->orig_h, x->orig_n);
-			ret = perr(c, p, "duplicate IP address %s (also .hosts[%d].nics[%d])",
-				   x->n.ip, y->orig_h, y->orig_n);
+			rp_json_pathf(p, sizeof(p), ".hosts[%d].nics[%d].ip",
+				      x->orig_h, x->orig_n);
+			ret = rp_json_err(c, p, "duplicate IP address %s (also .hosts[%d].nics[%d])",
+					  x->n.ip, y->orig_h, y->orig_n);
 			goto out;
 		}
 	}
@@ -879,16 +645,16 @@ int rp_topo_parse(const char *name, const char *text, size_t len,
 	json_object *root;
 	int ret;
 
-	ret = parse_json(&c, text, len, &root);
+	ret = rp_json_parse(&c, text, len, &root);
 	if (ret)
 		return ret;
 	t = calloc(1, sizeof(*t));
 	if (!t) {
-		json_object_put(root);
+		rp_json_put(root);
 		return -ENOMEM;
 	}
 	ret = topo_build(&c, root, t);
-	json_object_put(root);
+	rp_json_put(root);
 	if (ret) {
 		if (ret == -ENOMEM)
 			rp_err_set(err, name, "", 0, 0, "out of memory");
@@ -899,16 +665,6 @@ int rp_topo_parse(const char *name, const char *text, size_t len,
 	return 0;
 }
 
-static int load(const char *path, char **text, size_t *len,
-		struct rp_err *err)
-{
-	int ret = rp_read_file(path, text, len);
-
-	if (ret)
-		rp_err_set(err, path, "", 0, 0, "cannot read: %s",
-			   strerror(-ret));
-	return ret;
-}
 
 int rp_topo_load(const char *path, struct rp_topo **out, struct rp_err *err)
 {
@@ -916,7 +672,7 @@ int rp_topo_load(const char *path, struct rp_topo **out, struct rp_err *err)
 	char *text;
 	int ret;
 
-	ret = load(path, &text, &len, err);
+	ret = rp_json_load_file(path, &text, &len, err);
 	if (ret)
 		return ret;
 	ret = rp_topo_parse(path, text, len, out, err);
@@ -958,199 +714,3 @@ int rp_topo_host_nic(const struct rp_topo *t, int host, int rail)
 }
 
 /* placement ---------------------------------------------------------- */
-
-void rp_place_free(struct rp_place *p)
-{
-	if (!p)
-		return;
-	for (int i = 0; i < p->njobs; i++) {
-		free(p->jobs[i].id);
-		free(p->jobs[i].rails);
-		free(p->jobs[i].hosts);
-	}
-	free(p->jobs);
-	free(p);
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_job(const void *a, const void *b)
-{
-	return strcmp(((const struct rp_job *)a)->id,
-		      ((const struct rp_job *)b)->id);
-}
-
-static int parse_job(struct pctx *c, const struct rp_topo *t, json_object *j,
-		     const char *p, struct rp_job *job)
-{
-	json_object *rails, *hosts;
-	const char *id, *pat;
-	int64_t qps = 1;
-	char q[320];
-	size_t n;
-	int ret;
-
-	if (!json_object_is_type(j, json_type_object))
-		return perr(c, p, "expected an object");
-	ret = get_str(c, j, p, "id", true, &id);
-	if (!ret)
-		ret = get_str(c, j, p, "pattern", true, &pat);
-	if (!ret)
-		ret = get_int(c, j, p, "qps_per_connection", false, 1, 1024,
-			      "qps_per_connection", &qps);
-	if (!ret)
-		ret = member(c, j, p, "rails", json_type_array, true, &rails);
-	if (!ret)
-		ret = member(c, j, p, "hosts", json_type_array, true, &hosts);
-	if (ret)
-		return ret;
-	job->id = strdup(id);
-	if (!job->id)
-		return -ENOMEM;
-	if (!strcmp(pat, "ring")) {
-		job->pattern = RP_PAT_RING;
-	} else if (!strcmp(pat, "alltoall")) {
-		job->pattern = RP_PAT_ALLTOALL;
-	} else {
-		pathf(q, sizeof(q), "%s.pattern", p);
-		return perr(c, q, "unknown pattern \"%s\" (ring, alltoall)", pat);
-	}
-	job->qps = qps;
-	n = json_object_array_length(rails);
-	if (!n) {
-		pathf(q, sizeof(q), "%s.rails", p);
-		return perr(c, q, "empty job \"%s\": no rails", id);
-	}
-	job->rails = calloc(n, sizeof(int));
-	if (!job->rails)
-		return -ENOMEM;
-	job->nrails = n;
-	for (size_t i = 0; i < n; i++) {
-		json_object *r = json_object_array_get_idx(rails, i);
-
-		pathf(q, sizeof(q), "%s.rails[%zu]", p, i);
-		if (!json_object_is_type(r, json_type_int))
-			return perr(c, q, "expected an integer");
-		if (json_object_get_int64(r) < 0 ||
-		    json_object_get_int64(r) > 65535)
-			return perr(c, q, "rail %s out of range (0..65535)",
-				    json_object_get_string(r));
-		job->rails[i] = json_object_get_int(r);
-		for (size_t k = 0; k < i; k++)
-			if (job->rails[k] == job->rails[i])
-				return perr(c, q, "duplicate rail %d",
-					    job->rails[i]);
-	}
-	qsort(job->rails, n, sizeof(int), cmp_int);
-	n = json_object_array_length(hosts);
-	if (!n) {
-		pathf(q, sizeof(q), "%s.hosts", p);
-		return perr(c, q, "empty job \"%s\": no hosts", id);
-	}
-	job->hosts = calloc(n, sizeof(int));
-	if (!job->hosts)
-		return -ENOMEM;
-	job->nhosts = n;
-	for (size_t i = 0; i < n; i++) {
-		json_object *h = json_object_array_get_idx(hosts, i);
-		int hi;
-
-		pathf(q, sizeof(q), "%s.hosts[%zu]", p, i);
-		if (!json_object_is_type(h, json_type_string))
-			return perr(c, q, "expected a string");
-		hi = rp_topo_find_host(t, json_object_get_string(h));
-		if (hi < 0)
-			return perr(c, q, "unknown host \"%s\"",
-				    json_object_get_string(h));
-		for (size_t k = 0; k < i; k++)
-			if (job->hosts[k] == hi)
-				return perr(c, q, "duplicate host \"%s\" (also .hosts[%zu])",
-					    t->hosts[hi].name, k);
-		for (int r = 0; r < job->nrails; r++)
-			if (rp_topo_host_nic(t, hi, job->rails[r]) < 0)
-				return perr(c, q, "host \"%s\" has no nic on rail %d",
-					    t->hosts[hi].name, job->rails[r]);
-		job->hosts[i] = hi;
-	}
-	return 0;
-}
-
-int rp_place_parse(const char *name, const char *text, size_t len,
-		   const struct rp_topo *t, struct rp_place **out,
-		   struct rp_err *err)
-{
-	struct pctx c = { .file = name, .err = err };
-	struct rp_place *pl;
-	json_object *root, *jobs;
-	char p[300];
-	int ret;
-
-	ret = parse_json(&c, text, len, &root);
-	if (ret)
-		return ret;
-	pl = calloc(1, sizeof(*pl));
-	if (!pl) {
-		json_object_put(root);
-		return -ENOMEM;
-	}
-	if (!json_object_is_type(root, json_type_object)) {
-		ret = perr(&c, "", "expected an object");
-		goto out;
-	}
-	ret = member(&c, root, "", "jobs", json_type_array, true, &jobs);
-	if (ret)
-		goto out;
-	pl->jobs = calloc(json_object_array_length(jobs) + 1,
-			  sizeof(*pl->jobs));
-	if (!pl->jobs) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
-		pathf(p, sizeof(p), ".jobs[%zu]", i);
-		pl->njobs++;
-		ret = parse_job(&c, t, json_object_array_get_idx(jobs, i), p,
-				&pl->jobs[i]);
-		if (ret)
-			goto out;
-		for (size_t k = 0; k < i; k++) {
-			if (!strcmp(pl->jobs[k].id, pl->jobs[i].id)) {
-				pathf(p, sizeof(p), ".jobs[%zu].id", i);
-				ret = perr(&c, p, "duplicate job id \"%s\" (also .jobs[%zu])",
-					   pl->jobs[i].id, k);
-				goto out;
-			}
-		}
-	}
-	qsort(pl->jobs, pl->njobs, sizeof(*pl->jobs), cmp_job);
-out:
-	json_object_put(root);
-	if (ret) {
-		if (ret == -ENOMEM)
-			rp_err_set(err, name, "", 0, 0, "out of memory");
-		rp_place_free(pl);
-		return ret;
-	}
-	*out = pl;
-	return 0;
-}
-
-int rp_place_load(const char *path, const struct rp_topo *t,
-		  struct rp_place **out, struct rp_err *err)
-{
-	size_t len;
-	char *text;
-	int ret;
-
-	ret = load(path, &text, &len, err);
-	if (ret)
-		return ret;
-	ret = rp_place_parse(path, text, len, t, out, err);
-	free(text);
-	return ret;
-}

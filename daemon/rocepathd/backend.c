@@ -43,8 +43,8 @@ int rpd_plan_files_sum(const struct rpd_config *cfg, struct rp_pins *out,
 		       char *err, size_t errlen)
 {
 	const struct rp_plan_summary *s;
+	struct rp_pins pins = { 0 };
 	struct rp_plan *plan = NULL;
-	json_object *pins = NULL;
 	struct rp_err perr;
 	int ret;
 
@@ -67,7 +67,11 @@ int rpd_plan_files_sum(const struct rpd_config *cfg, struct rp_pins *out,
 				 strerror(-ret));
 		goto out;
 	}
-	ret = rp_pins_from_json(pins, "plan", out, err, errlen);
+	for (size_t i = 0; i < pins.n && !ret; i++)
+		ret = rp_pins_add(out, &pins.v[i]);
+	if (ret)
+		snprintf(err, errlen, "host pins for %s: %s", cfg->host,
+			 strerror(-ret));
 	if (ret)
 		goto out;
 	s = rp_plan_summary(plan);
@@ -79,7 +83,7 @@ int rpd_plan_files_sum(const struct rpd_config *cfg, struct rp_pins *out,
 			 s->flows, s->unplaced, s->max_link_flows, s->lower_bound,
 			 s->ecmp_max_link_flows);
 out:
-	json_object_put(pins);
+	rp_pins_free(&pins);
 	rp_plan_free(plan);
 	return ret;
 }

@@ -126,10 +126,72 @@ TEST(ctx_matches_plain)
 
 	v4(&s, 10, 0, 0, 1);
 	v4(&d, 10, 0, 1, 1);
-	rp_hash_ctx_init(&c, &m, &s, &d);
+	rp_hash_ctx_init(&c, &m, &s, &d, NULL);
 	for (int p = 49152; p < 65536; p += 97)
 		ASSERT_EQ(rp_hash_member(&m, &s, &d, p, 7),
 			  rp_hash_ctx_member(&c, p, 7));
+}
+
+/*
+ * The affine form (base value XOR table contributions of the port bytes)
+ * equals hashing the whole input, for every algorithm, select, field
+ * layout (sport at odd and even offsets, twice, absent), IPv4 and IPv6,
+ * every port and group sizes that use all bits.
+ */
+TEST(ctx_affine_matches_plain)
+{
+	static const enum rp_hash_alg algs[] = {
+		RP_HASH_CRC16_CCITT, RP_HASH_CRC32, RP_HASH_CRC32C, RP_HASH_XOR16,
+	};
+	static const struct { unsigned int n; enum rp_hash_field f[6]; } lay[] = {
+		{ 5, { RP_F_SRC_IP, RP_F_DST_IP, RP_F_PROTOCOL, RP_F_SRC_PORT,
+		       RP_F_DST_PORT } },
+		{ 4, { RP_F_SRC_IP, RP_F_DST_IP, RP_F_SRC_PORT, RP_F_DST_PORT } },
+		{ 3, { RP_F_SRC_PORT, RP_F_PROTOCOL, RP_F_SRC_PORT } },
+		{ 2, { RP_F_DST_IP, RP_F_SRC_IP } },
+		{ 1, { RP_F_SRC_PORT } },
+	};
+	struct rp_hash_lin lin;
+	struct rp_ipaddr s[2], d[2];
+	long checked = 0;
+
+	memset(&lin, 0, sizeof(lin));
+	v4(&s[0], 192, 0, 2, 1);
+	v4(&d[0], 198, 51, 100, 7);
+	memset(&s[1], 0, sizeof(s[1]));
+	s[1].family = 6;
+	s[1].b[0] = 0x20; s[1].b[1] = 0x01; s[1].b[2] = 0x0d; s[1].b[3] = 0xb8;
+	s[1].b[15] = 1;
+	d[1] = s[1];
+	d[1].b[15] = 0x42;
+	d[1].b[9] = 0x17;
+	for (size_t a = 0; a < ARRAY_SIZE(algs); a++)
+		for (int sel = RP_SEL_FULL; sel <= RP_SEL_HI16; sel++)
+			for (size_t l = 0; l < ARRAY_SIZE(lay); l++)
+				for (int fam = 0; fam < 2; fam++) {
+					struct rp_hash_model m = {
+						.alg = algs[a], .sel = sel,
+						.seed = 0x5151 + 977 * a + l,
+						.nfields = lay[l].n,
+					};
+					struct rp_hash_ctx c;
+
+					memcpy(m.fields, lay[l].f, sizeof(lay[l].f));
+					rp_hash_ctx_init(&c, &m, &s[fam], &d[fam], &lin);
+					ASSERT_TRUE(c.lin);
+					for (int p = 0; p < 65536; p += 1 + (p & 3)) {
+						int64_t v = rp_hash_value(&m, &s[fam],
+									  &d[fam], p);
+
+						ASSERT_EQ((int)(v % 65521),
+							  rp_hash_ctx_member(&c, p, 65521));
+						ASSERT_EQ((int)(v % 7),
+							  rp_hash_ctx_member(&c, p, 7));
+						checked++;
+					}
+				}
+	ASSERT_GT(checked, 1000000);
+	rp_hash_lin_free(&lin);
 }
 
 /* A measured table maps sport to member; missing ports are unusable. */

@@ -578,12 +578,16 @@ TEST(deterministic_under_shuffle)
 
 		random_fab(&f);
 		for (int k = 0; k < 4; k++) {
+			struct rp_pins hp = { 0 };
 			struct run r;
 			json_object *pins;
 
 			fab_json(&f, k > 0, &ts, &ps);
 			ASSERT_EQ(0, run_plan(ts, ps, &r));
-			ASSERT_EQ(0, rp_plan_host_pins(r.plan, f.jh[0], &pins));
+			ASSERT_EQ(0, rp_plan_host_pins(r.plan, f.jh[0], &hp));
+			pins = rp_pins_to_json(&hp);
+			ASSERT_NE(NULL, pins);
+			rp_pins_free(&hp);
 			if (!ref) {
 				ref = strdup(json_object_to_json_string(r.j));
 				refpins = strdup(json_object_to_json_string(pins));
@@ -650,22 +654,32 @@ TEST(down_links_unused)
 	free(ps);
 }
 
+/* Two leaves without a common spine, one host each, a ring over both. */
+static void no_path_fab(struct fab *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->nl = f->ns = 2;
+	f->pattern = "ring";
+	f->qps = 2;
+	f->hpl[0] = f->hpl[1] = 1;
+	f->lh[0] = f->lh[1] = algs[0];
+	f->sh[0] = f->sh[1] = algs[0];
+	f->cnt[0][0] = 1;
+	f->cnt[1][1] = 1;
+	f->njh = 2;
+	strcpy(f->jh[0], "h0_0");
+	strcpy(f->jh[1], "h1_0");
+}
+
 /* Leaves without a common spine: flows reported unplaced, not dropped. */
 TEST(unplaced_reported)
 {
-	struct fab f = { .nl = 2, .ns = 2, .pattern = "ring", .qps = 2 };
 	json_object *un;
+	struct fab f;
 	struct run r;
 	char *ts, *ps;
 
-	f.hpl[0] = f.hpl[1] = 1;
-	f.lh[0] = f.lh[1] = algs[0];
-	f.sh[0] = f.sh[1] = algs[0];
-	f.cnt[0][0] = 1;
-	f.cnt[1][1] = 1;
-	f.njh = 2;
-	strcpy(f.jh[0], "h0_0");
-	strcpy(f.jh[1], "h1_0");
+	no_path_fab(&f);
 	fab_json(&f, false, &ts, &ps);
 	ASSERT_EQ(0, run_plan(ts, ps, &r));
 	ASSERT_EQ(0, rp_plan_summary(r.plan)->flows);
@@ -797,17 +811,273 @@ TEST(example_files)
 	rp_plan_free(plan);
 }
 
+/*
+ * The streamed plan (rp_plan_write) is byte-for-byte json-c's printing of
+ * the document (rp_plan_to_json), plain and pretty, whole and per host.
+ */
+static int stream_matches(const struct rp_plan *plan, const char *host)
+{
+	static const int flags[2] = {
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+		JSON_C_TO_STRING_NOSLASHESCAPE,
+	};
+	json_object *doc;
+	int bad = 0;
+
+	if (rp_plan_to_json(plan, host, &doc))
+		return -1;
+	for (int m = 0; m < 2; m++) {
+		char *buf = NULL, *want = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		if (!f || rp_plan_write(plan, host, m ? RP_PLAN_JSON_PRETTY :
+					RP_PLAN_JSON, f))
+			bad++;
+		if (f)
+			fclose(f);
+		if (asprintf(&want, "%s\n",
+			     json_object_to_json_string_ext(doc, flags[m])) < 0)
+			bad++;
+		else if (!buf || strcmp(buf, want)) {
+			fprintf(stderr, "stream differs (%s, host %s)\n",
+				m ? "pretty" : "plain", host ? host : "-");
+			bad++;
+		}
+		free(buf);
+		free(want);
+	}
+	json_object_put(doc);
+	return bad;
+}
+
+TEST(stream_matches_document)
+{
+	const char *esc_place = "{\"jobs\":[{\"id\":\"d\\\"e\\\\m/o\\t\\u00e9\\u0001\\u007f\","
+		"\"pattern\":\"alltoall\",\"qps_per_connection\":3,"
+		"\"rails\":[0],\"hosts\":[\"h1\",\"h2\"]}]}";
+	char *text = NULL;
+	struct fab u;
+	size_t len = 0;
+	struct run r;
+	char *ts, *ps;
+	FILE *f;
+
+	rng_state = 4242;
+	for (int trial = 0; trial < 40; trial++) {
+		struct fab fb;
+
+		random_fab(&fb);
+		fab_json(&fb, false, &ts, &ps);
+		ASSERT_EQ(0, run_plan(ts, ps, &r));
+		ASSERT_EQ(0, stream_matches(r.plan, NULL));
+		ASSERT_EQ(0, stream_matches(r.plan, fb.jh[0]));
+		run_free(&r);
+		free(ts);
+		free(ps);
+	}
+	/* unplaced flows */
+	no_path_fab(&u);
+	fab_json(&u, false, &ts, &ps);
+	ASSERT_EQ(0, run_plan(ts, ps, &r));
+	ASSERT_LT(0, rp_plan_summary(r.plan)->unplaced);
+	ASSERT_EQ(0, stream_matches(r.plan, NULL));
+	run_free(&r);
+	free(ts);
+	free(ps);
+	/* strings that need escaping; text form: summary + one line a flow */
+	ASSERT_EQ(0, run_plan(two_host_topo, esc_place, &r));
+	ASSERT_EQ(0, stream_matches(r.plan, NULL));
+	ASSERT_EQ(0, stream_matches(r.plan, "h2"));
+	ASSERT_EQ(-ENOENT, rp_plan_write(r.plan, "nohost", RP_PLAN_JSON, stderr));
+	f = open_memstream(&text, &len);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, rp_plan_write(r.plan, NULL, RP_PLAN_TEXT, f));
+	fclose(f);
+	{
+		int lines = 0;
+
+		for (size_t i = 0; i < len; i++)
+			lines += text[i] == '\n';
+		ASSERT_EQ(1 + 6, lines);
+		ASSERT_EQ(0, strncmp(text, "flows 6 unplaced 0 max_link_flows ", 34));
+		ASSERT_NE(NULL, strstr(text, "\njob d\"e\\m/o\t\xc3\xa9\x01\x7f rail 0 h1 192.0.2.1 -> h2 192.0.2.2 qp 0 sport "));
+	}
+	free(text);
+	run_free(&r);
+}
+
+/*
+ * Placement text: jobs given as "id:leaf,leaf[:qps]", rings over those
+ * leaves' hosts (f->qps QPs per connection unless given).
+ */
+static char *jobs_json(const struct fab *f, const char *const *jobs, int n)
+{
+	json_object *p = json_object_new_object(), *arr = json_object_new_array();
+	char *out, b[16];
+
+	for (int j = 0; j < n; j++) {
+		json_object *o = json_object_new_object(), *hs = json_object_new_array();
+		json_object *rails = json_object_new_array();
+		int l0, l1, qps = f->qps;
+		char id[16];
+
+		if (sscanf(jobs[j], "%15[^:]:%d,%d:%d", id, &l0, &l1, &qps) < 3)
+			abort();	/* the test's own job strings */
+		for (int i = 0; i < f->hpl[l0]; i++)
+			for (int l = 0; l < 2; l++) {
+				host_name(b, sizeof(b), l ? l1 : l0, i);
+				json_object_array_add(hs, json_object_new_string(b));
+			}
+		json_object_array_add(rails, json_object_new_int(0));
+		json_object_object_add(o, "id", json_object_new_string(id));
+		json_object_object_add(o, "pattern", json_object_new_string("ring"));
+		json_object_object_add(o, "qps_per_connection",
+				       json_object_new_int(qps));
+		json_object_object_add(o, "rails", rails);
+		json_object_object_add(o, "hosts", hs);
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(p, "jobs", arr);
+	out = strdup(json_object_to_json_string(p));
+	json_object_put(p);
+	return out;
+}
+
+/* Plans placement `after` from scratch and as a stable re-plan of `before`. */
+static void replan(struct rp_topo *t, const char *before, const char *after,
+		   unsigned int *common, unsigned int *same_plain,
+		   unsigned int *same_stable, bool *same_max)
+{
+	struct rp_place *pb = NULL, *pa = NULL;
+	struct rp_plan *b = NULL, *plain = NULL, *st = NULL;
+	struct rp_err e;
+
+	*common = *same_plain = *same_stable = 0;
+	*same_max = false;
+	if (rp_place_parse("b", before, strlen(before), t, &pb, &e) ||
+	    rp_place_parse("a", after, strlen(after), t, &pa, &e) ||
+	    rp_plan_compute(t, pb, &b, &e) ||
+	    rp_plan_compute(t, pa, &plain, &e) ||
+	    rp_plan_compute_stable(t, pa, b, &st, &e) ||
+	    rp_plan_stability(b, plain, common, same_plain) ||
+	    rp_plan_stability(b, st, common, same_stable))
+		*common = 0;
+	else
+		*same_max = rp_plan_summary(st)->max_link_flows ==
+			    rp_plan_summary(plain)->max_link_flows &&
+			    rp_plan_summary(st)->unplaced ==
+			    rp_plan_summary(plain)->unplaced;
+	rp_plan_free(st);
+	rp_plan_free(plain);
+	rp_plan_free(b);
+	rp_place_free(pa);
+	rp_place_free(pb);
+}
+
+/*
+ * Stable re-plans: a job starting or ending, on other leaves or on the
+ * running job's, leaves every port of the running job as it was here; the
+ * max link load is the from-scratch plan's in every case.
+ */
+TEST(stable_replan)
+{
+	static const char *const a[] = { "a:0,1" };
+	static const char *const ab[] = { "a:0,1", "b:2,3" };
+	static const char *const ac[] = { "a:0,1", "c:0,2:8" };
+	unsigned int common, same_plain, same_stable;
+	struct fab f = { .nl = 4, .ns = 3, .pattern = "ring", .qps = 4 };
+	char *ts, *ps, *pa, *pab, *pac;
+	struct rp_plan *p1, *p2;
+	struct rp_topo *t, *t2;
+	struct rp_place *pl;
+	struct rp_err e;
+	bool same_max;
+
+	for (int l = 0; l < 4; l++) {
+		f.hpl[l] = 4;
+		f.lh[l] = algs[l % 4];
+		for (int s = 0; s < f.ns; s++) {
+			f.sh[s] = algs[4 + s % 3];
+			f.cnt[l][s] = 1;
+		}
+	}
+	f.njh = 2;
+	strcpy(f.jh[0], "h0_0");
+	strcpy(f.jh[1], "h1_0");
+	fab_json(&f, false, &ts, &ps);
+	ASSERT_EQ(0, rp_topo_parse("t", ts, strlen(ts), &t, &e));
+	pa = jobs_json(&f, a, 1);
+	pab = jobs_json(&f, ab, 2);
+	pac = jobs_json(&f, ac, 2);
+
+	/* b starts on other leaves, then ends: a keeps every port */
+	replan(t, pa, pab, &common, &same_plain, &same_stable, &same_max);
+	ASSERT_EQ(32, common);
+	ASSERT_EQ(common, same_stable);
+	ASSERT_TRUE(same_max);
+	replan(t, pab, pa, &common, &same_plain, &same_stable, &same_max);
+	ASSERT_EQ(32, common);
+	ASSERT_EQ(common, same_stable);
+	ASSERT_TRUE(same_max);
+	/*
+	 * c shares a's leaves with more demand: planned from scratch, some of
+	 * a's flows move (the scenario's precondition); re-planned, none
+	 */
+	replan(t, pa, pac, &common, &same_plain, &same_stable, &same_max);
+	TH_LOG("c starts: %u of %u kept (from scratch %u)", same_stable,
+	       common, same_plain);
+	ASSERT_EQ(32, common);
+	ASSERT_LT(same_plain, common);
+	ASSERT_EQ(common, same_stable);
+	ASSERT_TRUE(same_max);
+	replan(t, pac, pa, &common, &same_plain, &same_stable, &same_max);
+	TH_LOG("c ends: %u of %u kept (from scratch %u)", same_stable,
+	       common, same_plain);
+	ASSERT_EQ(32, common);
+	ASSERT_LT(same_plain, common);
+	ASSERT_EQ(common, same_stable);
+	ASSERT_TRUE(same_max);
+
+	/* the previous plan must be of the same topology */
+	ASSERT_EQ(0, rp_topo_parse("t2", ts, strlen(ts), &t2, &e));
+	ASSERT_EQ(0, rp_place_parse("p", pa, strlen(pa), t, &pl, &e));
+	ASSERT_EQ(0, rp_plan_compute(t, pl, &p1, &e));
+	rp_place_free(pl);
+	ASSERT_EQ(0, rp_place_parse("p", pa, strlen(pa), t2, &pl, &e));
+	ASSERT_EQ(-EINVAL, rp_plan_compute_stable(t2, pl, p1, &p2, &e));
+	rp_place_free(pl);
+	rp_plan_free(p1);
+	rp_topo_free(t2);
+	rp_topo_free(t);
+	free(ts);
+	free(ps);
+	free(pa);
+	free(pab);
+	free(pac);
+}
+
 /* Host pins: one path set per remote, sorted, round-trip through pins.c. */
 TEST(host_pins_roundtrip)
 {
-	struct rp_pins pins = { 0 };
+	struct rp_pins pins = { 0 }, hp = { 0 };
 	json_object *arr, *back, *sp;
 	char err[256];
 	struct run r;
 
 	ASSERT_EQ(0, run_plan(two_host_topo, two_host_place, &r));
-	ASSERT_EQ(-ENOENT, rp_plan_host_pins(r.plan, "nohost", &arr));
-	ASSERT_EQ(0, rp_plan_host_pins(r.plan, "h1", &arr));
+	ASSERT_EQ(-ENOENT, rp_plan_host_pins(r.plan, "nohost", &hp));
+	ASSERT_EQ(0, hp.n);
+	ASSERT_EQ(0, rp_plan_host_pins(r.plan, "h1", &hp));
+	ASSERT_EQ(1, hp.n);
+	ASSERT_EQ(AF_INET, hp.v[0].remote.family);
+	ASSERT_FALSE(RP_HAS(&hp.v[0], ROCEPATH_A_PIN_RQPN));
+	ASSERT_FALSE(RP_HAS(&hp.v[0], ROCEPATH_A_PIN_LQPN));
+	ASSERT_EQ(0, hp.v[0].ibdev[0]);
+	arr = rp_pins_to_json(&hp);
+	ASSERT_NE(NULL, arr);
+	rp_pins_free(&hp);
 	ASSERT_EQ(1, json_object_array_length(arr));
 	ASSERT_STREQ("192.0.2.2", js(json_object_array_get_idx(arr, 0), "remote"));
 	sp = json_object_object_get(json_object_array_get_idx(arr, 0), "sports");

@@ -13,6 +13,14 @@
 # completion time under a max-min fair flow model (400 Gb/s links, 1 GiB
 # per connection). Table 2: plan time from 1k to 32k GPUs.
 #
+# Table 0, end to end: the whole `rocepath -j plan` command (output to
+# /dev/null) and the daemon's own-host plan (`rocepath -j plan ... host H`:
+# rocepathd's path, rp_plan_from_files() + rp_plan_host_pins()) at 32,768
+# and 131,072 GPUs (random ring order, fragmented placement): CPU seconds
+# (user + system: one core), wall seconds (meaningful only on an idle
+# machine) and peak RSS; parse/plan/out are planbench's CPU split of the
+# same work (out: the -j plan written to /dev/null).
+#
 # Usage: scripts/bench/planner.sh [quick]   ("quick": 2k GPUs only)
 
 set -u
@@ -25,7 +33,14 @@ dir=$(mktemp -d /tmp/rocepath-planner.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 
 HOSTS=4096
-[ "${1:-}" = quick ] && HOSTS=256
+E2E_HOSTS="4096 16384"
+if [ "${1:-}" = quick ]; then
+	HOSTS=256
+	E2E_HOSTS=256
+fi
+CLI=$TOP/daemon/rocepath
+make -s -C "$TOP/daemon" rocepath >/dev/null ||
+	{ echo "planner: make -C daemon rocepath failed" >&2; exit 1; }
 
 # name|generator options
 scenarios=(
@@ -36,6 +51,33 @@ scenarios=(
 )
 
 kv() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" $2"; }
+
+echo "End to end: rocepath -j plan (random ring order, 4 QPs/connection, CRC-16 leaves, CRC-32 spines)"
+fmt0='%8s %-10s %8s %7s %7s %7s %7s %7s %8s\n'
+# shellcheck disable=SC2059
+printf "$fmt0" GPUs command flows parse_s plan_s out_s cpu_s wall_s rss_MiB
+for h in $E2E_HOSTS; do
+	python3 "$GEN" --hosts "$h" --rails 8 --order random -o "$dir/e" >/dev/null ||
+		{ echo "planner: generator failed" >&2; exit 1; }
+	tf=$dir/e/topology.json
+	pf=$dir/e/placement.json
+	split=$("$BENCH" "$tf" "$pf") ||
+		{ echo "planner: planbench failed" >&2; exit 1; }
+	host=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["hosts"][0])' "$pf")
+	for what in plan host; do
+		extra=()
+		[ $what = host ] && extra=(host "$host")
+		e2e=$("$BENCH" run "$CLI" -j plan topology "$tf" placement "$pf" "${extra[@]}") ||
+			{ echo "planner: rocepath -j plan failed" >&2; exit 1; }
+		out=$(kv out_s "$split")
+		[ $what = host ] && out=-
+		# shellcheck disable=SC2059
+		printf "$fmt0" $((h * 8)) "$what" "$(kv flows "$split")" \
+			"$(kv parse_s "$split")" "$(kv plan_s "$split")" "$out" \
+			"$(kv cpu_s "$e2e")" "$(kv wall_s "$e2e")" "$(kv maxrss_mib "$e2e")"
+	done
+done
+echo
 
 echo "Planner, $((HOSTS * 8)) GPUs ($HOSTS hosts x 8 rails), ring, 4 QPs/connection"
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 1 }'; }
@@ -74,4 +116,37 @@ for h in 128 256 512 1024 2048 4096; do
 	printf '%8s %7s %8s %8s %8s %6s %6s\n' $((h * 8)) "$(kv flows "$out")" \
 		"$(kv parse_s "$out")" "$(kv plan_s "$out")" "$(kv maxrss_mib "$out")" \
 		"$(kv max "$out")" "$(kv lb "$out")"
+done
+
+echo
+echo "Stable re-plans, $((HOSTS * 8)) GPUs (random ring order): one job starts or ends;"
+echo "kept = flows of the other jobs whose port is unchanged (from scratch / stable re-plan)"
+python3 "$GEN" --hosts "$HOSTS" --rails 8 --order random -o "$dir/r" >/dev/null ||
+	{ echo "planner: generator failed" >&2; exit 1; }
+njobs=$(python3 - "$dir/r/placement.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+for k in range(len(p["jobs"])):
+    q = {"jobs": [j for i, j in enumerate(p["jobs"]) if i != k]}
+    json.dump(q, open(f"{sys.argv[1]}.minus{k}", "w"))
+print(len(p["jobs"]))
+PY
+) || { echo "planner: placement split failed" >&2; exit 1; }
+fmt3='%-6s %-6s %7s %9s %10s %9s %10s %4s %9s\n'
+# shellcheck disable=SC2059
+printf "$fmt3" job event common kept_plan kept_stable max_plan max_stable lb replan_s
+for k in $(seq 0 $((njobs - 1))); do
+	for ev in starts ends; do
+		full=$dir/r/placement.json
+		less=$full.minus$k
+		if [ $ev = starts ]; then a=$less b=$full; else a=$full b=$less; fi
+		out=$("$BENCH" stable "$dir/r/topology.json" "$a" "$b") ||
+			{ echo "planner: planbench stable failed" >&2; exit 1; }
+		c=$(kv common "$out")
+		pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f%%", b ? 100 * a / b : 100 }'; }
+		# shellcheck disable=SC2059
+		printf "$fmt3" "job$k" $ev "$c" "$(pct "$(kv same_plain "$out")" "$c")" \
+			"$(pct "$(kv same_stable "$out")" "$c")" "$(kv max_plain "$out")" \
+			"$(kv max_stable "$out")" "$(kv lb "$out")" "$(kv replan_s "$out")"
+	done
 done

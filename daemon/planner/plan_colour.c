@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The lower bound on the most loaded link and the spine assignment that
+ * meets it: a capacitated bipartite edge colouring (see planner.rst).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_model.h"
+
+int rp_plan_lower_bound(struct rp_plan *pl)
+{
+	const struct rp_topo *t = pl->t;
+	int *mark = calloc(t->nspines + 1, sizeof(int));
+	int lb = 0;
+
+	if (!mark)
+		return -ENOMEM;
+	for (int side = 0; side < 2; side++) {
+		for (int l = 0; l < t->nleaves; l++) {
+			int p0 = side ? pl->dst_p0[l] : pl->src_p0[l];
+			int p1 = side ? pl->dst_p0[l + 1] : pl->src_p0[l + 1];
+			long dem = 0, cap = 0;
+
+			for (int k = p0; k < p1; k++) {
+				const struct pair *p = &pl->pairs[side ?
+					pl->dst_adj[k] : k];
+
+				if (!pair_routed(p))
+					continue;
+				dem += p->d;
+				for (int c = 0; c < p->nc; c++) {
+					int s = pl->cs[p->c0 + c];
+
+					if (mark[s] != l + 1 + side * t->nleaves) {
+						mark[s] = l + 1 + side * t->nleaves;
+						cap += bcount(pl, l, s);
+					}
+				}
+			}
+			if (dem && (dem + cap - 1) / cap > lb)
+				lb = (dem + cap - 1) / cap;
+		}
+		memset(mark, 0, (t->nspines + 1) * sizeof(int));
+	}
+	for (int i = 0; i < pl->npairs; i++) {
+		const struct pair *p = &pl->pairs[i];
+		long cap = 0;
+
+		if (!pair_routed(p))
+			continue;
+		for (int c = 0; c < p->nc; c++) {
+			int s = pl->cs[p->c0 + c];
+			int a = bcount(pl, p->src, s), b = bcount(pl, p->dst, s);
+
+			cap += a < b ? a : b;
+		}
+		if ((p->d + cap - 1) / cap > lb)
+			lb = (p->d + cap - 1) / cap;
+	}
+	free(mark);
+	return lb;
+}
+
+/* ---- spine assignment: capacitated bipartite edge colouring --------- */
+
+/*
+ * Side 0 = source leaves (up bundles), side 1 = destination leaves (down
+ * bundles). A "colour" is a spine; leaf l may use spine s on side k at most
+ * T * c(l, s) times, c = number of up links between them.
+ */
+static inline int cap(const struct rp_plan *pl, int leaf, int s)
+{
+	return pl->T * bcount(pl, leaf, s);
+}
+
+static inline int *load(const struct rp_plan *pl, int side, int leaf, int s)
+{
+	return &pl->ld[side][(size_t)leaf * pl->t->nspines + s];
+}
+
+static inline int spare(const struct rp_plan *pl, int side, int leaf, int s)
+{
+	return cap(pl, leaf, s) - *load(pl, side, leaf, s);
+}
+
+static int cidx(const struct rp_plan *pl, const struct pair *p, int s)
+{
+	int lo = 0, hi = p->nc - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2, v = pl->cs[p->c0 + mid];
+
+		if (v == s)
+			return mid;
+		if (v < s)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+static inline int ep(const struct pair *p, int side)
+{
+	return side ? p->dst : p->src;
+}
+
+static void move_unit(struct rp_plan *pl, int pi, int from, int to)
+{
+	struct pair *p = &pl->pairs[pi];
+
+	pl->x[p->c0 + cidx(pl, p, from)]--;
+	pl->x[p->c0 + cidx(pl, p, to)]++;
+	(*load(pl, 0, p->src, from))--;
+	(*load(pl, 1, p->dst, from))--;
+	(*load(pl, 0, p->src, to))++;
+	(*load(pl, 1, p->dst, to))++;
+}
+
+static void put_unit(struct rp_plan *pl, struct pair *p, int s)
+{
+	pl->x[p->c0 + cidx(pl, p, s)]++;
+	(*load(pl, 0, p->src, s))++;
+	(*load(pl, 1, p->dst, s))++;
+}
+
+/*
+ * Augmenting path for inserting one unit of pair p0 with colour a, when
+ * its endpoint v (on side S) is full in a and the other endpoint u has room.
+ * Breadth-first over leaves: a leaf w with one unit too many of colour e
+ * (and, unless it is v, one unit freed of colour lo) recolours one of its
+ * e-units (pair q) to a colour d it has room for (or d == lo); q's other
+ * endpoint then has one d too many, unless it has room: the goal. Leaves
+ * are visited once, so every leaf's loads are as checked, and the path's
+ * inner leaves keep their totals. This generalises Kempe (a/b) chains,
+ * which are the case d == lo everywhere.
+ */
+static bool augment(struct rp_plan *pl, int S, int v, int u, int a,
+		    bool spare_prev)
+{
+	int qh = 0, qt = 0, goal = -1, gside = -1;
+	int st = ++pl->cur_stamp;
+
+	pl->stamp[S][v] = st;
+	pl->par[S][v] = -1;
+	pl->exc[S][v] = a;
+	pl->lost[S][v] = -1;
+	pl->stamp[!S][u] = st;		/* u must keep its room for a */
+	pl->queue[qt++] = v * 2 + S;
+	while (qh < qt && goal < 0) {
+		int w = pl->queue[qh] / 2, X = pl->queue[qh] % 2;
+		int e = pl->exc[X][w], lo = pl->lost[X][w];
+		int p0 = X ? pl->dst_p0[w] : pl->src_p0[w];
+		int p1 = X ? pl->dst_p0[w + 1] : pl->src_p0[w + 1];
+
+		qh++;
+		for (int k = p0; k < p1 && goal < 0; k++) {
+			int pi = X ? pl->dst_adj[k] : k;
+			const struct pair *q = &pl->pairs[pi];
+			int ci, y = ep(q, !X);
+
+			if (!pair_routed(q) || pl->stamp[!X][y] == st)
+				continue;
+			ci = cidx(pl, q, e);
+			if (ci < 0 || !pl->x[q->c0 + ci])
+				continue;
+			/* a stable re-plan first moves only units of new flows */
+			if (spare_prev &&
+			    pl->x[q->c0 + ci] <= pl->prefer[q->c0 + ci])
+				continue;
+			/* a colour that ends the path at y, else any */
+			for (int c = 0, pick = -1; c <= q->nc; c++) {
+				int d = c < q->nc ? pl->cs[q->c0 + c] : pick;
+
+				if (d < 0)
+					break;
+				if (c < q->nc &&
+				    (d == e || (d != lo && spare(pl, X, w, d) <= 0)))
+					continue;
+				if (c < q->nc && spare(pl, !X, y, d) <= 0) {
+					if (pick < 0)
+						pick = d;
+					continue;
+				}
+				pl->stamp[!X][y] = st;
+				pl->par[!X][y] = pi;
+				pl->exc[!X][y] = d;
+				pl->lost[!X][y] = e;
+				if (c < q->nc) {
+					goal = y;
+					gside = !X;
+				} else {
+					pl->queue[qt++] = y * 2 + !X;
+				}
+				break;
+			}
+		}
+	}
+	if (goal < 0)
+		return false;
+	/* walk back to v, recolouring each pair's unit lost -> exc */
+	while (!(goal == v && gside == S)) {
+		int pi = pl->par[gside][goal];
+
+		move_unit(pl, pi, pl->lost[gside][goal], pl->exc[gside][goal]);
+		goal = ep(&pl->pairs[pi], !gside);
+		gside = !gside;
+	}
+	return true;
+}
+
+static bool repair(struct rp_plan *pl, struct pair *p)
+{
+	for (int pass = pl->prefer && pl->seeding ? 0 : 1; pass < 2; pass++)
+		for (int side = 1; side >= 0; side--) {
+			int v = ep(p, side), u = ep(p, !side);
+
+			for (int i = 0; i < p->nc; i++) {
+				int a = pl->cs[p->c0 + i];
+
+				if (spare(pl, !side, u, a) <= 0)
+					continue;
+				if (augment(pl, side, v, u, a, !pass)) {
+					put_unit(pl, p, a);
+					return true;
+				}
+			}
+		}
+	return false;
+}
+
+static uint32_t mix32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7FEB352Du;
+	x ^= x >> 15;
+	x *= 0x846CA68Bu;
+	return x ^ (x >> 16);
+}
+
+
+/*
+ * Pair order for the greedy pass. Attempt 0: most constrained first (fewest
+ * common spines, then largest demand); later attempts: a deterministic
+ * pseudo-random order.
+ */
+static int cmp_porder(const void *a, const void *b, void *ctx)
+{
+	const struct rp_plan *pl = ctx;
+	int order_attempt = pl->attempt;
+	int i = *(const int *)a, k = *(const int *)b;
+	const struct pair *x = &pl->pairs[i], *y = &pl->pairs[k];
+
+	if (order_attempt) {
+		uint32_t hx = mix32(i * 0x9E3779B9u + order_attempt);
+		uint32_t hy = mix32(k * 0x9E3779B9u + order_attempt);
+
+		if (hx != hy)
+			return hx < hy ? -1 : 1;
+		return i - k;
+	}
+	if (x->nc != y->nc)
+		return x->nc < y->nc ? -1 : 1;
+	if (x->d != y->d)
+		return x->d > y->d ? -1 : 1;
+	return i - k;
+}
+
+int rp_plan_colour(struct rp_plan *pl, int T, int attempt)
+{
+	const struct rp_topo *t = pl->t;
+	size_t cells = (size_t)t->nleaves * t->nspines;
+
+	for (int i = 0; i < pl->npairs; i++)
+		pl->porder[i] = i;
+	pl->attempt = attempt < 0 ? 0 : attempt;
+	pl->seeding = attempt < 0;
+	qsort_r(pl->porder, pl->npairs, sizeof(int), cmp_porder, pl);
+
+	pl->T = T;
+	memset(pl->ld[0], 0, cells * sizeof(int));
+	memset(pl->ld[1], 0, cells * sizeof(int));
+	for (int i = 0; i < pl->npairs; i++)
+		memset(&pl->x[pl->pairs[i].c0], 0,
+		       pl->pairs[i].nc * sizeof(int));
+	/*
+	 * A stable re-plan first puts every pair's units where its flows
+	 * were, room allowing, then the rest: new units go round them, and
+	 * repairs move few of them.
+	 */
+	for (int i = 0; attempt < 0 && pl->prefer && i < pl->npairs; i++) {
+		int pi = pl->porder[i];
+		struct pair *p = &pl->pairs[pi];
+
+		pl->seeded[pi] = 0;
+		if (!pair_routed(p))
+			continue;
+		for (int c = 0; c < p->nc; c++) {
+			int s = pl->cs[p->c0 + c];
+
+			for (int k = 0; k < pl->prefer[p->c0 + c] &&
+			     pl->seeded[pi] < p->d &&
+			     spare(pl, 0, p->src, s) > 0 &&
+			     spare(pl, 1, p->dst, s) > 0; k++) {
+				put_unit(pl, p, s);
+				pl->seeded[pi]++;
+			}
+		}
+	}
+	for (int i = 0; i < pl->npairs; i++) {
+		int pi = pl->porder[i];
+		struct pair *p = &pl->pairs[pi];
+		int u = attempt < 0 && pl->prefer ? pl->seeded[pi] : 0;
+
+		if (!pair_routed(p))
+			continue;
+		for (; u < p->d; u++) {
+			int best = -1, bm = 0, bsum = 0;
+
+			for (int c = 0; c < p->nc; c++) {
+				int s = pl->cs[p->c0 + c];
+				int su = spare(pl, 0, p->src, s);
+				int sd = spare(pl, 1, p->dst, s);
+				int m = su < sd ? su : sd;
+
+				if (m > bm || (m == bm && m > 0 &&
+					       su + sd > bsum)) {
+					best = s;
+					bm = m;
+					bsum = su + sd;
+				}
+			}
+			if (best >= 0)
+				put_unit(pl, p, best);
+			else if (!repair(pl, p))
+				return -EAGAIN;
+		}
+	}
+	return 0;
+}

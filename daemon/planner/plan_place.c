@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The placement file parser, validated against the topology (hosts, rails)
+ * and sorted canonically (jobs by id). Errors name the file, the JSON path
+ * and the reason.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "plan_json.h"
+
+void rp_place_free(struct rp_place *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < p->njobs; i++) {
+		free(p->jobs[i].id);
+		free(p->jobs[i].rails);
+		free(p->jobs[i].hosts);
+	}
+	free(p->jobs);
+	free(p);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_job(const void *a, const void *b)
+{
+	return strcmp(((const struct rp_job *)a)->id,
+		      ((const struct rp_job *)b)->id);
+}
+
+static int parse_job(struct pctx *c, const struct rp_topo *t, json_object *j,
+		     const char *p, struct rp_job *job)
+{
+	json_object *rails, *hosts;
+	const char *id, *pat;
+	int64_t qps = 1;
+	char q[320];
+	size_t n;
+	int ret;
+
+	if (!json_object_is_type(j, json_type_object))
+		return rp_json_err(c, p, "expected an object");
+	ret = rp_json_str(c, j, p, "id", true, &id);
+	if (!ret)
+		ret = rp_json_str(c, j, p, "pattern", true, &pat);
+	if (!ret)
+		ret = rp_json_int(c, j, p, "qps_per_connection", false, 1, 1024,
+				  "qps_per_connection", &qps);
+	if (!ret)
+		ret = rp_json_member(c, j, p, "rails", json_type_array, true, &rails);
+	if (!ret)
+		ret = rp_json_member(c, j, p, "hosts", json_type_array, true, &hosts);
+	if (ret)
+		return ret;
+	job->id = strdup(id);
+	if (!job->id)
+		return -ENOMEM;
+	if (!strcmp(pat, "ring")) {
+		job->pattern = RP_PAT_RING;
+	} else if (!strcmp(pat, "alltoall")) {
+		job->pattern = RP_PAT_ALLTOALL;
+	} else {
+		rp_json_pathf(q, sizeof(q), "%s.pattern", p);
+		return rp_json_err(c, q, "unknown pattern \"%s\" (ring, alltoall)", pat);
+	}
+	job->qps = qps;
+	n = json_object_array_length(rails);
+	if (!n) {
+		rp_json_pathf(q, sizeof(q), "%s.rails", p);
+		return rp_json_err(c, q, "empty job \"%s\": no rails", id);
+	}
+	job->rails = calloc(n, sizeof(int));
+	if (!job->rails)
+		return -ENOMEM;
+	job->nrails = n;
+	for (size_t i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rails, i);
+
+		rp_json_pathf(q, sizeof(q), "%s.rails[%zu]", p, i);
+		if (!json_object_is_type(r, json_type_int))
+			return rp_json_err(c, q, "expected an integer");
+		if (json_object_get_int64(r) < 0 ||
+		    json_object_get_int64(r) > 65535)
+			return rp_json_err(c, q, "rail %s out of range (0..65535)",
+					   json_object_get_string(r));
+		job->rails[i] = json_object_get_int(r);
+		for (size_t k = 0; k < i; k++)
+			if (job->rails[k] == job->rails[i])
+				return rp_json_err(c, q, "duplicate rail %d",
+						   job->rails[i]);
+	}
+	qsort(job->rails, n, sizeof(int), cmp_int);
+	n = json_object_array_length(hosts);
+	if (!n) {
+		rp_json_pathf(q, sizeof(q), "%s.hosts", p);
+		return rp_json_err(c, q, "empty job \"%s\": no hosts", id);
+	}
+	job->hosts = calloc(n, sizeof(int));
+	if (!job->hosts)
+		return -ENOMEM;
+	job->nhosts = n;
+	for (size_t i = 0; i < n; i++) {
+		json_object *h = json_object_array_get_idx(hosts, i);
+		int hi;
+
+		rp_json_pathf(q, sizeof(q), "%s.hosts[%zu]", p, i);
+		if (!json_object_is_type(h, json_type_string))
+			return rp_json_err(c, q, "expected a string");
+		hi = rp_topo_find_host(t, json_object_get_string(h));
+		if (hi < 0)
+			return rp_json_err(c, q, "unknown host \"%s\"",
+					   json_object_get_string(h));
+		for (size_t k = 0; k < i; k++)
+			if (job->hosts[k] == hi)
+				return rp_json_err(c, q, "duplicate host \"%s\" (also .hosts[%zu])",
+						   t->hosts[hi].name, k);
+		for (int r = 0; r < job->nrails; r++)
+			if (rp_topo_host_nic(t, hi, job->rails[r]) < 0)
+				return rp_json_err(c, q, "host \"%s\" has no nic on rail %d",
+						   t->hosts[hi].name, job->rails[r]);
+		job->hosts[i] = hi;
+	}
+	return 0;
+}
+
+int rp_place_parse(const char *name, const char *text, size_t len,
+		   const struct rp_topo *t, struct rp_place **out,
+		   struct rp_err *err)
+{
+	struct pctx c = { .file = name, .err = err };
+	struct rp_place *pl;
+	json_object *root, *jobs;
+	char p[300];
+	int ret;
+
+	ret = rp_json_parse(&c, text, len, &root);
+	if (ret)
+		return ret;
+	pl = calloc(1, sizeof(*pl));
+	if (!pl) {
+		rp_json_put(root);
+		return -ENOMEM;
+	}
+	if (!json_object_is_type(root, json_type_object)) {
+		ret = rp_json_err(&c, "", "expected an object");
+		goto out;
+	}
+	ret = rp_json_member(&c, root, "", "jobs", json_type_array, true, &jobs);
+	if (ret)
+		goto out;
+	pl->jobs = calloc(json_object_array_length(jobs) + 1,
+			  sizeof(*pl->jobs));
+	if (!pl->jobs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+		rp_json_pathf(p, sizeof(p), ".jobs[%zu]", i);
+		pl->njobs++;
+		ret = parse_job(&c, t, json_object_array_get_idx(jobs, i), p,
+				&pl->jobs[i]);
+		if (ret)
+			goto out;
+		for (size_t k = 0; k < i; k++) {
+			if (!strcmp(pl->jobs[k].id, pl->jobs[i].id)) {
+				rp_json_pathf(p, sizeof(p), ".jobs[%zu].id", i);
+				ret = rp_json_err(&c, p, "duplicate job id \"%s\" (also .jobs[%zu])",
+						  pl->jobs[i].id, k);
+				goto out;
+			}
+		}
+	}
+	qsort(pl->jobs, pl->njobs, sizeof(*pl->jobs), cmp_job);
+out:
+	rp_json_put(root);
+	if (ret) {
+		if (ret == -ENOMEM)
+			rp_err_set(err, name, "", 0, 0, "out of memory");
+		rp_place_free(pl);
+		return ret;
+	}
+	*out = pl;
+	return 0;
+}
+
+int rp_place_load(const char *path, const struct rp_topo *t,
+		  struct rp_place **out, struct rp_err *err)
+{
+	size_t len;
+	char *text;
+	int ret;
+
+	ret = rp_json_load_file(path, &text, &len, err);
+	if (ret)
+		return ret;
+	ret = rp_place_parse(path, text, len, t, out, err);
+	free(text);
+	return ret;
+}
