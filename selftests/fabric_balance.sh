@@ -10,6 +10,7 @@
 # (fib_multipath_hash_policy 3): the topology's measured `table` hash is
 # keyed by port, see Documentation/fabric.rst.
 # rpvm-fabric: examples/fabric/topology.json sport
+# rpvm-timeout: 720
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fabric_lib.sh"
@@ -43,8 +44,8 @@ mapfile -t pairs < <(python3 - "$FABRIC_TOPOLOGY" <<-'PYEOF'
 	        print(leaf, mine[0], other[0], mine[-1], other[-1])
 	PYEOF
 )
-measure() {
-	local leaf src dst src2 dst2 args=()
+measure() { # BASE_TOPOLOGY OUT: BASE with the leaves' hashes measured
+	local base=$1 out=$2 leaf src dst src2 dst2 p args=()
 	for p in "${pairs[@]}"; do
 		read -r leaf src dst src2 dst2 <<<"$p"
 		fab table "$leaf" "$src" "$dst" 49152-65535 >"$W/$leaf.json" || return 1
@@ -59,9 +60,10 @@ measure() {
 		PYEOF
 		args+=("$leaf=$W/$leaf.json")
 	done
-	$CHECK measured "$FABRIC_TOPOLOGY" "$W/topology.json" "${args[@]}"
+	$CHECK measured "$base" "$out" "${args[@]}"
 }
-ksft_test "leaf hashes measured with ip route get (per source port, 16384 ports)" measure ||
+ksft_test "leaf hashes measured with ip route get (per source port, 16384 ports)" \
+	measure "$FABRIC_TOPOLOGY" "$W/topology.json" ||
 	ksft_skip_all "no measured topology"
 cp "$PLACEMENT" "$W/placement.json"
 "$RP_CLI" -j plan topology "$W/topology.json" placement "$W/placement.json" >"$W/plan.json" ||
@@ -92,9 +94,12 @@ for c in "${conns[@]}"; do
 	on_host "$(host_idx "$s")" "busybox ping -c 1 -W 3 $ip" >/dev/null
 done
 
-# traffic NAME: every connection's ib_write_bw at once, captured at the spines.
+# traffic NAME: every connection's ib_write_bw at once, captured at the
+# spines; each phase listens on its own ports.
+phase=0
 traffic() {
-	local name=$1 k=0 s d ip q si di gs gd rc=0
+	local name=$1 k=0 s d ip q si di gs gd rc=0 port0=$((18515 + 10 * phase))
+	phase=$((phase + 1))
 	on_host "$FABRIC_HOST" "cd $ROCEPATH_TOP && python3 scripts/vm/fabric.py counters" >"$W/$name-before.json"
 	for h in $hosts; do on_host "$(host_idx "$h")" "$RP_CLI flow reset" >/dev/null; done
 	fab capture start
@@ -102,7 +107,7 @@ traffic() {
 		read -r s d ip q <<<"$c"
 		di=$(host_idx "$d")
 		gd=$(host_gid "$di") || return 1
-		on_host_bg "$di" "srv$k" "ib_write_bw -d $IBDEV -x $gd -q $q -s $SIZE -n $ITERS -F -p $((18515 + k))"
+		on_host_bg "$di" "srv$k" "ib_write_bw -d $IBDEV -x $gd -q $q -s $SIZE -n $ITERS -F -p $((port0 + k))"
 		k=$((k + 1))
 	done
 	k=0
@@ -110,15 +115,16 @@ traffic() {
 		read -r s d ip q <<<"$c"
 		si=$(host_idx "$s")
 		gs=$(host_gid "$si") || return 1
-		on_host_bg "$si" "cli$k" "source selftests/lib.sh; retry 30 1 ib_write_bw -d $IBDEV -x $gs -q $q -s $SIZE -n $ITERS -F -p $((18515 + k)) $ip"
+		on_host_bg "$si" "cli$k" "source selftests/lib.sh; retry 60 1 ib_write_bw -d $IBDEV -x $gs -q $q -s $SIZE -n $ITERS -F -p $((port0 + k)) $ip"
 		k=$((k + 1))
 	done
 	k=0
 	for c in "${conns[@]}"; do
 		read -r s d ip q <<<"$c"
-		wait_bg "$(host_idx "$s")" "cli$k" 180 >"$W/$name-cli$k.log" 2>&1 ||
+		wait_bg "$(host_idx "$s")" "cli$k" 300 >"$W/$name-cli$k.log" 2>&1 ||
 			{ log "ib_write_bw $s -> $d failed:"; tail -n 5 "$W/$name-cli$k.log" | sed 's/^/#   /'; rc=1; }
-		wait_bg "$(host_idx "$d")" "srv$k" 60 >/dev/null 2>&1 || rc=1
+		wait_bg "$(host_idx "$d")" "srv$k" 60 >"$W/$name-srv$k.log" 2>&1 ||
+			{ log "ib_write_bw server on $d failed:"; tail -n 5 "$W/$name-srv$k.log" | sed 's/^/#   /'; rc=1; }
 		k=$((k + 1))
 	done
 	fab capture stop
@@ -163,5 +169,65 @@ ksft_test "rocepathd on every host installed its part of the plan" pins_in
 ksft_test "ib_write_bw -q 4 on every connection at once, with the plan" traffic planned
 ksft_test "with the plan: every flow on its planned path, busiest link = max_link_flows" \
 	$CHECK plan "$W/plan.json" "$W/planned-flows.json"
+# 4. A leaf-spine link fails. The fabric withdraws it at once (the leaves'
+# groups shrink to 3 uplinks, so their hash is measured again); once the
+# topology file says so, rocepathd re-plans and re-pins, and new QPs are
+# balanced over the links that remain.
+FAIL_A=${FABRIC_FAIL_LEAF:-leaf0} FAIL_B=${FABRIC_FAIL_SPINE:-spine0}
+python3 - "$FABRIC_TOPOLOGY" "$W/down-base.json" "$FAIL_A" "$FAIL_B" <<-'PYEOF'
+	import json, sys
+	t = json.load(open(sys.argv[1]))
+	for ln in t["links"]:
+	    if {ln["a"], ln["b"]} == set(sys.argv[3:5]):
+	        ln["up"] = False
+	json.dump(t, open(sys.argv[2], "w"))
+	PYEOF
+if fab link "$FAIL_A" "$FAIL_B" down; then
+	ksft_pass "link $FAIL_A-$FAIL_B down on the fabric"
+else
+	ksft_fail "link $FAIL_A-$FAIL_B down on the fabric"
+fi
+ksft_test "leaf hashes measured again over the remaining uplinks" \
+	measure "$W/down-base.json" "$W/topology-down.json"
+withdrawn() { # each measured leaf used exactly its uplinks via spines that reach the peer leaf
+	python3 - "$W/down-base.json" "$W" <<-'PYEOF'
+	import json, os, sys
+	t = json.load(open(sys.argv[1]))
+	up = [l for l in t["links"] if l.get("up", True)]
+	def nbrs(sw):
+	    return [(l["a_port"], l["b"]) if l["a"] == sw else (l["b_port"], l["a"])
+	            for l in up if sw in (l["a"], l["b"])]
+	leaves = {h["nics"][0]["leaf"] for h in t["hosts"]}
+	bad = 0
+	for leaf in sorted(leaves):
+	    f = os.path.join(sys.argv[2], leaf + ".json")
+	    others = leaves - {leaf}
+	    want = sorted(p for p, sp in nbrs(leaf)
+	                  if any(o in [x for _, x in nbrs(sp)] for o in others))
+	    got = json.load(open(f))["ports"]
+	    print("%s: ECMP group ports %s, expected %s" % (leaf, got, want))
+	    bad += got != want
+	sys.exit(1 if bad else 0)
+	PYEOF
+}
+ksft_test "routes withdrawn: each leaf hashes over its uplinks via spines that still reach the other leaf" withdrawn
+"$RP_CLI" -j plan topology "$W/topology-down.json" placement "$W/placement.json" >"$W/plan-down.json"
+log "plan with $FAIL_A-$FAIL_B down: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"])' "$W/plan-down.json" | cut -c1-120)"
+repin() {
+	local h n before
+	for h in $hosts; do
+		n=$(host_idx "$h")
+		before=$(rpd_log_count "$n" 'file change applied')
+		on_host "$n" "cp '$W/topology-down.json' $RPD_DIR/.topology.tmp &&
+			mv $RPD_DIR/.topology.tmp $RPD_DIR/topology.json" || return 1
+		rpd_wait_log "$n" 'file change applied' $((before + 1)) || return 1
+	done
+}
+ksft_test "rocepathd on every host re-planned from the topology with the link down" repin
+ksft_test "ib_write_bw -q 4 on every connection at once, link down, re-planned" traffic failed
+ksft_test "link down: every new flow on its re-planned path, busiest link = max_link_flows" \
+	$CHECK plan "$W/plan-down.json" "$W/failed-flows.json"
+fab link "$FAIL_A" "$FAIL_B" up >/dev/null
+
 log "fabric guest: $(on_host "$FABRIC_HOST" "free -m | awk '/^Mem:/ { print \$3 \" MiB used of \" \$2 }'")"
 ksft_exit
