@@ -11,7 +11,7 @@
 . "$(dirname "$0")/fabric_lib.sh"
 
 fabric_require
-require_cmd ibv_rc_pingpong busybox python3
+require_cmd ibv_rc_pingpong busybox python3 jq
 
 # Every host pings every other (rxe resolves peers without ARP: ping first).
 fail=
@@ -73,4 +73,17 @@ fab link leaf0 spine0 up
 out0=$(uplinks leaf0 1 3)
 [ "$out0" = "p33 p34 p35 p36 4" ] && ksft_pass "a restored link rejoins the group" ||
 	ksft_fail "a restored link rejoins the group"
+
+# What run.sh checks before any guest boots: bad topologies are refused
+# with the JSON path and the reason.
+refused() { # JQ-EDIT EXPECTED-REASON
+	local f=$RUN_DIR/bad-topology.json out
+	jq "$1" "$FABRIC_TOPOLOGY" >"$f" || return 1
+	out=$(python3 scripts/vm/fabric.py check "$f" 2>&1) && { echo "accepted: $1"; return 1; }
+	echo "$out"
+	grep -q "$2" <<<"$out"
+}
+ksft_test "refused: a link to nowhere" refused '.links[0].b = "spine9"' "links\[0\].b: link to nowhere"
+ksft_test "refused: a host on an unknown leaf" refused '.hosts[1].nics[0].leaf = "leaf7"' "hosts\[1\].nics\[0\].leaf"
+ksft_test "refused: a link between two leaves" refused '.links[0].b = "leaf1"' "fabric links join a leaf and a spine"
 ksft_exit

@@ -223,7 +223,6 @@ def route_lines(topo, name):
             lines.append("neigh replace %s lladdr %s dev p%d nud permanent"
                          % (peer_ip, link_mac(ln, peer_side), port))
             lines.append("nexthop replace id %d via %s dev p%d" % (port + 1, peer_ip, port))
-    sw = topo["switches"][name]
     for leaf in sorted(s for s in topo["switches"] if topo["switches"][s]["tier"] == "leaf"):
         dsts = [h for h in topo["hosts"] if h["leaf"] == leaf]
         if leaf == name or not dsts:
@@ -240,7 +239,6 @@ def route_lines(topo, name):
             for h in dsts:
                 lines.append("route del %s/32" % h["ip"])
             lines.append("nexthop del id %d" % gid)
-    del sw
     return lines
 
 
@@ -285,7 +283,7 @@ def setup(topo, mode):
     if not os.path.exists("/proc/sys/net/ipv4/fib_multipath_hash_seed"):
         sys.exit("fabric: this kernel has no fib_multipath_hash_seed (needs 6.11+)")
     topo["mode"] = mode
-    for name, sw in topo["switches"].items():
+    for name in topo["switches"]:
         subprocess.run(["ip", "netns", "add", name], check=True)
         subprocess.run(["ip", "netns", "exec", name, "sh", "-ec", sysctls(mode)], check=True)
     root = []
@@ -314,8 +312,6 @@ def setup(topo, mode):
             a, b = link_addrs(ln)
             mine = a if ln["a"] == name else b
             lines.append("addr add %s/31 dev p%d" % (mine, port))
-            # Off: RPS/hash reporting would hand the multipath hash a
-            # precomputed l4 hash that ignores the seed.
             if ln["up"]:
                 lines.append("link set p%d up" % port)
         for h in topo["hosts"]:
@@ -330,10 +326,9 @@ def setup(topo, mode):
         ip_batch(name, lines)
         for h in topo["hosts"]:
             if h["leaf"] == name:
-                with open("/dev/null") as dn:
-                    subprocess.run(["ip", "netns", "exec", name, "sh", "-c",
-                                    "echo 1 > /proc/sys/net/ipv4/conf/host%d/proxy_arp"
-                                    % h["idx"]], check=True, stdin=dn)
+                subprocess.run(["ip", "netns", "exec", name, "sh", "-c",
+                                "echo 1 > /proc/sys/net/ipv4/conf/host%d/proxy_arp"
+                                % h["idx"]], check=True, stdin=subprocess.DEVNULL)
     apply_routes(topo)
     save(topo)
 
