@@ -44,12 +44,30 @@ read -r rel </proc/sys/kernel/osrelease
 console "stage 2 started"
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 
-echo "h$idx" >/proc/sys/kernel/hostname
-echo "h$idx" >/etc/hostname
+# A fabric run (run.sh -f): guests 1..N-1 are the topology's hosts, in its
+# order, with its names and addresses; guest N forwards (fabric.py).
+fabric= fabric_role=
+declare -A fab_name fab_ip
+if [ -s "$run/fabric" ]; then
+	fabric=1
+	[ "$idx" = "$nhosts" ] && fabric_role=fabric
+	while read -r key a b c _; do
+		[ "$key" = host ] || continue
+		fab_name[$a]=$b fab_ip[$a]=$c
+	done <"$run/fabric"
+fi
+myname=h$idx
+[ -n "$fabric" ] && myname=${fab_name[$idx]:-fabric}
+echo "$myname" >/proc/sys/kernel/hostname
+echo "$myname" >/etc/hostname
 {
 	echo "127.0.0.1 localhost"
 	echo "::1 localhost"
 	for ((i = 1; i <= nhosts; i++)); do
+		if [ -n "$fabric" ]; then
+			[ -n "${fab_ip[$i]:-}" ] && echo "${fab_ip[$i]} ${fab_name[$i]}"
+			continue
+		fi
 		echo "192.0.2.$i h$i"
 		echo "2001:db8::$i h$i"
 	done
@@ -66,6 +84,14 @@ if [ "$idx" = 1 ]; then
 	export PEER_IP4=192.0.2.2 PEER_IP6=2001:db8::2
 else
 	export PEER_IP4=192.0.2.1 PEER_IP6=2001:db8::1
+fi
+if [ -n "$fabric" ]; then
+	# No IPv6 across the fabric: it routes the hosts' IPv4 addresses.
+	HOST_IP4=${fab_ip[$idx]:-} HOST_IP6= PEER_IP6=
+	PEER_IP4=${fab_ip[$((idx == 1 ? 2 : 1))]:-}
+	export FABRIC_HOST=$nhosts FABRIC_HOSTS=$((nhosts - 1))
+	export FABRIC_TOPOLOGY
+	FABRIC_TOPOLOGY=$(sed -n 's/^topology //p' "$run/fabric")
 fi
 export IBDEV=rxe0 NETDEV=eth0 RUN_DIR=$run
 export RPVM_TIMEOUT=$ttimeout RPVM_AGENT_PORT=7000
@@ -84,21 +110,61 @@ for d in /sys/class/net/*; do
 	[ "$a" = "$mac_test" ] && t=${d##*/}
 	[ "$a" = "$mac_ctl" ] && c=${d##*/}
 done
-[ -n "$t" ] || die "no NIC with MAC $mac_test"
 [ -n "$c" ] || die "no NIC with MAC $mac_ctl"
+if [ "$fabric_role" = fabric ]; then
+	# The fabric guest has no test NIC: its NICs (found again by MAC)
+	# go into the leaves; out of eth1's way first.
+	n=0
+	for d in /sys/class/net/*; do
+		read -r a <"$d/address" 2>/dev/null || continue
+		case $a in
+		52:54:00:12:36:*) ip link set "${d##*/}" name "fab$n"; n=$((n + 1)) ;;
+		esac
+	done
+	[ "$c" = eth1 ] || ip link set "$c" name eth1 || die "cannot name the control NIC eth1"
+	echo 1 >/proc/sys/net/ipv6/conf/eth1/disable_ipv6
+	ip -batch - <<-EOT || die "network set-up failed"
+		link set lo up
+		link set eth1 up
+		addr add 198.51.100.$idx/24 dev eth1
+	EOT
+	read -r _ ftopo <<<"$(grep '^topology ' "$run/fabric")"
+	read -r _ fmode <<<"$(grep '^mode ' "$run/fabric")"
+	/usr/bin/python3 "$top/scripts/vm/fabric.py" setup "$ftopo" "$fmode" >/dev/console 2>&1 ||
+		die "fabric set-up failed"
+	console "fabric up ($fmode hash)"
+	/usr/bin/python3 "$top/scripts/vm/agent.py" serve \
+		"198.51.100.$idx" "$RPVM_AGENT_PORT" /run/rpvm.ready >/dev/console 2>&1 &
+	agent=$!
+	: >/run/rpvm.ready
+	wait "$agent"
+	die "agent exited"
+fi
+[ -n "$t" ] || die "no NIC with MAC $mac_test"
 if [ "$t" != eth0 ] || [ "$c" != eth1 ]; then
 	ip link set "$t" name rpvmt && ip link set "$c" name rpvmc
 	ip link set rpvmt name eth0 && ip link set rpvmc name eth1
 fi
 echo 1 >/proc/sys/net/ipv6/conf/eth1/disable_ipv6
-ip -batch - <<-EOT || die "network set-up failed"
-	link set lo up
-	link set eth0 up
-	link set eth1 up
-	addr add 192.0.2.$idx/24 dev eth0
-	addr add 2001:db8::$idx/64 dev eth0 nodad
-	addr add 198.51.100.$idx/24 dev eth1
-EOT
+if [ -n "$fabric" ]; then
+	# The leaf answers ARP for every other host (proxy ARP) and routes.
+	ip -batch - <<-EOT || die "network set-up failed"
+		link set lo up
+		link set eth0 up
+		link set eth1 up
+		addr add $HOST_IP4/24 dev eth0
+		addr add 198.51.100.$idx/24 dev eth1
+	EOT
+else
+	ip -batch - <<-EOT || die "network set-up failed"
+		link set lo up
+		link set eth0 up
+		link set eth1 up
+		addr add 192.0.2.$idx/24 dev eth0
+		addr add 2001:db8::$idx/64 dev eth0 nodad
+		addr add 198.51.100.$idx/24 dev eth1
+	EOT
+fi
 console "network up"
 
 # The agent starts early (python is slow to start under TCG) and holds

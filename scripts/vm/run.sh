@@ -5,7 +5,12 @@
 # and run TEST on guest 1. See Documentation/testing.rst.
 #
 # Usage: scripts/vm/run.sh [-k 6.1|6.12|REL] [-n HOSTS] [-t SECONDS] [-l LOGDIR]
-#                          TEST [ARGS...]
+#                          [-f TOPOLOGY[:l4|sport]] TEST [ARGS...]
+#
+# -f (or a "# rpvm-fabric: TOPOLOGY [l4|sport]" line in TEST) boots one
+# host guest per host of TOPOLOGY plus a fabric guest (always the 6.12
+# kernel) that forwards between them as the topology's leaf-spine fabric
+# (scripts/vm/fabric.py, Documentation/fabric.rst); -n is then ignored.
 #
 # Exit code: the test's (0 pass, 4 skip, other fail), or 1 when a guest
 # panicked, WARNed, hung or died; then the console tails are printed.
@@ -44,12 +49,14 @@ kernel=6.12
 nhosts=2
 ttimeout=
 logdir=
-while getopts "k:n:t:l:h" opt; do
+fabric_spec=
+while getopts "k:n:t:l:f:h" opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	n) nhosts=$OPTARG ;;
 	t) ttimeout=$OPTARG ;;
 	l) logdir=$OPTARG ;;
+	f) fabric_spec=${OPTARG/:/ } ;;
 	*) usage ;;
 	esac
 done
@@ -95,6 +102,23 @@ case $abs_test in
 "$TOP"/*) ;;
 *) die "$test_path is outside the project tree $TOP; guests only see the tree writable" ;;
 esac
+# The fabric: validated before anything boots.
+[ -n "$fabric_spec" ] || fabric_spec=$(sed -n 's/^# rpvm-fabric: *//p' "$abs_test" | head -n1)
+fabric_topo= fabric_mode= fabric_hosts=
+if [ -n "$fabric_spec" ]; then
+	read -r fabric_topo fabric_mode _ <<<"$fabric_spec"
+	case $fabric_topo in
+	/*) ;;
+	*) fabric_topo=$TOP/$fabric_topo ;;
+	esac
+	case ${fabric_mode:=l4} in
+	l4 | sport) ;;
+	*) die "fabric hash mode must be l4 or sport, got '$fabric_mode'" ;;
+	esac
+	fabric_hosts=$($PY "$TOP/scripts/vm/fabric.py" check "$fabric_topo" 2>&1) ||
+		die "${fabric_hosts#fabric: error: }"
+	nhosts=$(($(wc -l <<<"$fabric_hosts") + 1))
+fi
 settings=$(dirname "$abs_test")/settings
 [ -n "$ttimeout" ] || ttimeout=${ROCEPATH_VM_TIMEOUT:-}
 if [ -z "$ttimeout" ]; then
@@ -103,6 +127,9 @@ if [ -z "$ttimeout" ]; then
 		t=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$settings")
 		[ -n "$t" ] && ttimeout=$t
 	fi
+	# A test that needs longer says so: "# rpvm-timeout: SECONDS".
+	t=$(sed -n 's/^# rpvm-timeout: *\([0-9]\+\)$/\1/p' "$abs_test" | head -n1)
+	[ -n "$t" ] && ttimeout=$t
 fi
 passenv=${ROCEPATH_VM_PASSENV:-}
 [ -f "$settings" ] && passenv+=" $(sed -n 's/^env=//p' "$settings")"
@@ -120,17 +147,28 @@ ttimeout=$((ttimeout * ${ROCEPATH_VM_TIMEOUT_FACTOR:-1}))
 # mtime comparison would hand one tree the other's image.
 mkdir -p "$CACHE/vm"
 ihash=$(cat "$TOP/scripts/vm/init" "$TOP/scripts/vm/mkinitramfs.sh" | sha1sum | cut -c1-12)
-initrd=$CACHE/vm/initramfs-$rel-$ihash.cpio
-if [ ! -s "$initrd" ]; then
-	"$TOP/scripts/vm/mkinitramfs.sh" "$rel" "$initrd" || die "building the initramfs for $rel failed"
+boot_files() { # REL: sets initrd and kimage for REL
+	local r=$1
+	initrd=$CACHE/vm/initramfs-$r-$ihash.cpio
+	if [ ! -s "$initrd" ]; then
+		"$TOP/scripts/vm/mkinitramfs.sh" "$r" "$initrd" || die "building the initramfs for $r failed"
+	fi
+	# The uncompressed kernel, booted through its PVH entry (no
+	# decompression in the guest); the bzImage is the fallback.
+	local vmlz=$CACHE/kernels/$r/boot/vmlinuz-$r
+	kimage=$CACHE/vm/vmlinux-$r
+	if [ ! -s "$kimage" ] || [ "$vmlz" -nt "$kimage" ]; then
+		"$TOP/scripts/vm/extract-vmlinux.sh" "$vmlz" "$kimage" 2>/dev/null || kimage=$vmlz
+	fi
+}
+if [ -n "$fabric_topo" ]; then
+	# fib_multipath_hash_seed exists from 6.11: the fabric runs 6.12.
+	[ -n "$KREL_612" ] && [ -f "$CACHE/kernels/$KREL_612/boot/vmlinuz-$KREL_612" ] ||
+		die "the fabric guest needs the 6.12 kernel: run scripts/deps.sh"
+	boot_files "$KREL_612"
+	fabric_initrd=$initrd fabric_kimage=$kimage
 fi
-
-# The uncompressed kernel, booted through its PVH entry (no decompression
-# in the guest); the bzImage is the fallback.
-kimage=$CACHE/vm/vmlinux-$rel
-if [ ! -s "$kimage" ] || [ "$vmlinuz" -nt "$kimage" ]; then
-	"$TOP/scripts/vm/extract-vmlinux.sh" "$vmlinuz" "$kimage" 2>/dev/null || kimage=$vmlinuz
-fi
+boot_files "$rel"
 
 # Acceleration: TCG unless a probe proved KVM boots (nested KVM hangs on
 # some hosts right after decompression, so it is never assumed).
@@ -216,14 +254,19 @@ for _ in range(int(sys.argv[1])):
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 EOF
 }
-read -r -a ports <<<"$(free_ports $((2 * nhosts + 2)))"
-[ "${#ports[@]}" = $((2 * nhosts + 2)) ] || die "cannot find free UDP ports on 127.0.0.1"
-# ports[0..n-1]: test link of guest i, [n..2n-1]: control link, [2n], [2n+1]: hubs.
-# Two guests talk directly; more go through hub.py.
+nports=$((3 * nhosts + 2))
+read -r -a ports <<<"$(free_ports $nports)"
+[ "${#ports[@]}" = $nports ] || die "cannot find free UDP ports on 127.0.0.1"
+# ports[0..n-1]: test link of guest i, [n..2n-1]: control link, [2n], [2n+1]:
+# hubs, [2n+2..3n+1]: the fabric guest's end of host guest i's test link.
+# Two guests talk directly; more go through hub.py; with a fabric, each
+# host guest's test link is a point-to-point pair with the fabric guest.
 netdev_args() { # LINK(0 test, 1 control) GUEST(1-based)
 	local link=$1 i=$2 base=$(($1 * nhosts)) peer
 	local me=${ports[$((base + i - 1))]}
-	if [ "$nhosts" = 2 ]; then
+	if [ -n "$fabric_topo" ] && [ "$link" = 0 ]; then
+		peer=${ports[$((2 * nhosts + 1 + i))]}
+	elif [ "$nhosts" = 2 ]; then
 		peer=${ports[$((base + (i == 1 ? 1 : 0)))]}
 	else	# the hub (nobody listens there for a single guest)
 		peer=${ports[$((2 * nhosts + link))]}
@@ -232,6 +275,7 @@ netdev_args() { # LINK(0 test, 1 control) GUEST(1-based)
 }
 if [ "$nhosts" -gt 2 ]; then
 	for link in 0 1; do
+		[ -n "$fabric_topo" ] && [ "$link" = 0 ] && continue
 		$PY "$TOP/scripts/vm/hub.py" "${ports[$((2 * nhosts + link))]}" \
 			"${ports[@]:$((link * nhosts)):$nhosts}" &
 		hub_pids+=($!)
@@ -243,23 +287,54 @@ smp=${ROCEPATH_VM_SMP:-1}
 host_timeout=$((ttimeout + 240))
 verbosity=quiet
 [ -n "${ROCEPATH_VM_VERBOSE:-}" ] && verbosity=ignore_loglevel
+# The fabric guest (the last one): one NIC per host guest, no test NIC of
+# its own; it gets the 6.12 kernel and the fabric's description.
+fabric_dev_args() {
+	local i
+	for ((i = 1; i < nhosts; i++)); do
+		printf -- '-netdev\nsocket,id=f%d,udp=127.0.0.1:%d,localaddr=127.0.0.1:%d\n' \
+			"$i" "${ports[$((i - 1))]}" "${ports[$((2 * nhosts + 1 + i))]}"
+		printf -- '-device\nvirtio-net-pci,netdev=f%d,mac=52:54:00:12:36:%02x,addr=0x%x\n' \
+			"$i" "$i" $((5 + i))
+	done
+}
+if [ -n "$fabric_topo" ]; then
+	{
+		echo "topology $fabric_topo"
+		echo "mode $fabric_mode"
+		echo "$fabric_hosts" | sed 's/^/host /'
+	} >"$run_dir/fabric"
+	note "fabric: $((nhosts - 1)) host guest(s) on $rel, fabric guest h$nhosts on $KREL_612 ($fabric_mode hash), topology ${fabric_topo#"$TOP"/}"
+fi
 start=$(date +%s.%N)
 for ((i = 1; i <= nhosts; i++)); do
+	gk=$kimage gi=$initrd test_nic=(-netdev "$(netdev_args 0 "$i")"
+		-device "virtio-net-pci,netdev=n0,mac=$(printf '52:54:00:12:34:%02x' "$i"),addr=0x4")
+	if [ -n "$fabric_topo" ] && [ "$i" = "$nhosts" ]; then
+		gk=$fabric_kimage gi=$fabric_initrd
+		mapfile -t test_nic < <(fabric_dev_args)
+	fi
 	# no_timer_check: under TCG on a loaded host the IO-APIC timer check
 	# can fail and panic the boot ("IO-APIC + timer doesn't work").
 	cmdline="console=ttyS0 $verbosity panic_on_warn=1 oops=panic panic=-1 mitigations=off no_timer_check"
 	cmdline+=" rpvm.top=$TOP rpvm.idx=$i rpvm.n=$nhosts rpvm.run=$run_dir"
 	cmdline+=" rpvm.token=$token rpvm.timeout=$ttimeout ${ROCEPATH_VM_CMDLINE:-}"
+	# Under TCG, ACPI's _PRT walk (the fabric guest's many NICs, a starved
+	# guest) runs into the AML loop timeout (30 s lost); PIR routes IRQs.
+	# Five or more TCG guests on a small host starve each other at boot:
+	# the soft-lockup watchdog then fires on a kernel that is merely slow,
+	# and the drbg self-test WARNs when jitterentropy's timing check fails
+	# ("alg: drbg: Failed to reset rng").
+	[ -n "$fabric_topo" ] && cmdline+=" pci=noacpi watchdog_thresh=60 cryptomgr.notests=1"
 	timeout -k 5 "$host_timeout" qemu-system-x86_64 \
 		"${accel_args[@]}" -machine pc -m "$mem" -smp "$smp" \
 		-nodefaults -display none -no-reboot -monitor none \
-		-kernel "$kimage" -initrd "$initrd" -append "$cmdline" \
+		-kernel "$gk" -initrd "$gi" -append "$cmdline" \
 		-serial "file:$run_dir/console-h$i.log" \
 		-serial "file:$run_dir/result-h$i" \
 		-virtfs "local,path=/,mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$TOP,mount_tag=project,security_model=none,multidevs=remap" \
-		-netdev "$(netdev_args 0 "$i")" \
-		-device "virtio-net-pci,netdev=n0,mac=$(printf '52:54:00:12:34:%02x' "$i"),addr=0x4" \
+		"${test_nic[@]}" \
 		-netdev "$(netdev_args 1 "$i")" \
 		-device "virtio-net-pci,netdev=n1,mac=$(printf '52:54:00:12:35:%02x' "$i"),addr=0x5" \
 		</dev/null >"$run_dir/qemu-h$i.err" 2>&1 &

@@ -1,0 +1,233 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Proves the plan's balance on forwarded traffic: a ring job with 4 QPs per
+# connection across both leaves of the QEMU fabric, ib_write_bw from every
+# host at once. Without pinning every flow takes the path the leaves' own
+# hash (measured with `ip route get`) gives its QPN-derived port; with
+# rocepathd's plan every flow takes the planned path and the busiest spine
+# link carries max_link_flows flows. The leaves hash the source port only
+# (fib_multipath_hash_policy 3): the topology's measured `table` hash is
+# keyed by port, see Documentation/fabric.rst.
+# rpvm-fabric: examples/fabric/topology.json sport
+# rpvm-timeout: 720
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fabric_lib.sh"
+. "$(dirname "$0")/daemon_lib.sh"
+
+fabric_require
+require_module
+require_cmd ib_write_bw python3
+[ -x "$RP_CLI" ] && [ -x "$RPD_BIN" ] || ksft_skip_all "rocepath/rocepathd not built (make -C daemon)"
+
+W=$RUN_DIR/fabric-balance
+mkdir -p "$W"
+CHECK="python3 $ROCEPATH_TOP/selftests/fabric_check.py"
+PLACEMENT=${FABRIC_PLACEMENT:-$(dirname "$FABRIC_TOPOLOGY")/placement.json}
+SIZE=${FABRIC_MSG_SIZE:-2048}
+ITERS=${FABRIC_ITERS:-20}
+
+# host guest index of a topology host name
+host_idx() { awk -v n="$1" '$1 == "host" && $3 == n { print $2 }' "$RUN_DIR/fabric"; }
+
+# 1. The leaves' hash, measured: leaf -> one local source, one remote
+# destination; a second pair checks the choice depends on the port alone.
+mapfile -t pairs < <(python3 - "$FABRIC_TOPOLOGY" <<-'PYEOF'
+	import json, sys
+	t = json.load(open(sys.argv[1]))
+	hs = [(h["nics"][0]["leaf"], h["nics"][0]["ip"]) for h in t["hosts"]]
+	for leaf in sorted({l for l, _ in hs}):
+	    mine = [ip for l, ip in hs if l == leaf]
+	    other = [ip for l, ip in hs if l != leaf]
+	    if other:
+	        print(leaf, mine[0], other[0], mine[-1], other[-1])
+	PYEOF
+)
+measure() { # BASE_TOPOLOGY OUT: BASE with the leaves' hashes measured
+	local base=$1 out=$2 leaf src dst src2 dst2 p args=()
+	for p in "${pairs[@]}"; do
+		read -r leaf src dst src2 dst2 <<<"$p"
+		fab table "$leaf" "$src" "$dst" 49152-65535 >"$W/$leaf.json" || return 1
+		fab table "$leaf" "$src2" "$dst2" 49152-49663 >"$W/$leaf-b.json" || return 1
+		python3 - "$W/$leaf.json" "$W/$leaf-b.json" "$leaf" <<-'PYEOF' || return 1
+		import json, sys
+		a, b = (json.load(open(p)) for p in sys.argv[1:3])
+		diff = [p for p in b["table"] if b["table"][p] != a["table"][p]]
+		print("%s: %d ports over uplinks %s; second pair differs on %d of %d"
+		      % (sys.argv[3], len(a["table"]), a["ports"], len(diff), len(b["table"])))
+		sys.exit(1 if diff else 0)
+		PYEOF
+		args+=("$leaf=$W/$leaf.json")
+	done
+	$CHECK measured "$base" "$out" "${args[@]}"
+}
+ksft_test "leaf hashes measured with ip route get (per source port, 16384 ports)" \
+	measure "$FABRIC_TOPOLOGY" "$W/topology.json" ||
+	ksft_skip_all "no measured topology"
+cp "$PLACEMENT" "$W/placement.json"
+"$RP_CLI" -j plan topology "$W/topology.json" placement "$W/placement.json" >"$W/plan.json" ||
+	ksft_skip_all "rocepath plan failed on the measured topology"
+log "plan: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"])' "$W/plan.json" | cut -c1-160)"
+
+# Connections (src dst qps) of the plan; every host in them.
+mapfile -t conns < <(python3 - "$W/plan.json" <<-'PYEOF'
+	import json, sys
+	n = {}
+	for f in json.load(open(sys.argv[1]))["flows"]:
+	    k = (f["src_host"], f["dst_host"], f["dst_ip"])
+	    n[k] = n.get(k, 0) + 1
+	for (s, d, ip), q in sorted(n.items()):
+	    print(s, d, ip, q)
+	PYEOF
+)
+hosts=$(for c in "${conns[@]}"; do read -r s d _ <<<"$c"; echo "$s"; echo "$d"; done | sort -u)
+
+unload() { for h in $hosts; do on_host "$(host_idx "$h")" 'rmmod rocepath 2>/dev/null'; done; }
+defer unload
+for h in $hosts; do
+	on_host "$(host_idx "$h")" "insmod $ROCEPATH_KO" || ksft_skip_all "insmod failed on $h"
+done
+# rxe sends to a peer it has no neighbour entry for only after ARP: ping.
+for c in "${conns[@]}"; do
+	read -r s d ip _ <<<"$c"
+	on_host "$(host_idx "$s")" "busybox ping -c 1 -W 3 $ip" >/dev/null
+done
+
+# traffic NAME: every connection's ib_write_bw at once, captured at the
+# spines; each phase listens on its own ports.
+phase=0
+traffic() {
+	local name=$1 k=0 s d ip q si di gs gd rc=0 port0=$((18515 + 10 * phase))
+	phase=$((phase + 1))
+	on_host "$FABRIC_HOST" "cd $ROCEPATH_TOP && python3 scripts/vm/fabric.py counters" >"$W/$name-before.json"
+	for h in $hosts; do on_host "$(host_idx "$h")" "$RP_CLI flow reset" >/dev/null; done
+	fab capture start
+	for c in "${conns[@]}"; do
+		read -r s d ip q <<<"$c"
+		di=$(host_idx "$d")
+		gd=$(host_gid "$di") || return 1
+		on_host_bg "$di" "srv$k" "ib_write_bw -d $IBDEV -x $gd -q $q -s $SIZE -n $ITERS -F -p $((port0 + k))"
+		k=$((k + 1))
+	done
+	k=0
+	for c in "${conns[@]}"; do
+		read -r s d ip q <<<"$c"
+		si=$(host_idx "$s")
+		gs=$(host_gid "$si") || return 1
+		on_host_bg "$si" "cli$k" "source selftests/lib.sh; retry 60 1 ib_write_bw -d $IBDEV -x $gs -q $q -s $SIZE -n $ITERS -F -p $((port0 + k)) $ip"
+		k=$((k + 1))
+	done
+	k=0
+	for c in "${conns[@]}"; do
+		read -r s d ip q <<<"$c"
+		wait_bg "$(host_idx "$s")" "cli$k" 300 >"$W/$name-cli$k.log" 2>&1 ||
+			{ log "ib_write_bw $s -> $d failed:"; tail -n 5 "$W/$name-cli$k.log" | sed 's/^/#   /'; rc=1; }
+		wait_bg "$(host_idx "$d")" "srv$k" 60 >"$W/$name-srv$k.log" 2>&1 ||
+			{ log "ib_write_bw server on $d failed:"; tail -n 5 "$W/$name-srv$k.log" | sed 's/^/#   /'; rc=1; }
+		k=$((k + 1))
+	done
+	fab capture stop
+	fab flows >"$W/$name-flows.json"
+	on_host "$FABRIC_HOST" "cd $ROCEPATH_TOP && python3 scripts/vm/fabric.py counters" >"$W/$name-after.json"
+	for h in $hosts; do
+		on_host "$(host_idx "$h")" "$RP_CLI -j flow show"
+	done | python3 -c 'import json, sys
+out = []
+for line in sys.stdin:
+    line = line.strip()
+    if line.startswith("["):
+        out += json.loads(line)
+json.dump(out, open(sys.argv[1], "w"))' "$W/$name-qps.json"
+	log "bytes per spine link, $name:"
+	$CHECK bytes "$W/$name-before.json" "$W/$name-after.json"
+	return $rc
+}
+
+# 2. Without pinning.
+ksft_test "ib_write_bw -q 4 on every connection at once, unpinned" traffic unpinned
+ksft_test "unpinned: every flow's path = the measured hash of its QPN-derived port" \
+	$CHECK ecmp "$W/topology.json" "$W/unpinned-flows.json" "$W/unpinned-qps.json"
+
+# 3. With rocepathd's plan on every host.
+RPD_EXAMPLE=$W
+stop_all() { for h in $hosts; do rpd_stop "$(host_idx "$h")"; done; }
+defer stop_all
+pins_in() {
+	local h n
+	for h in $hosts; do
+		n=$(host_idx "$h")
+		rpd_setup "$n" >/dev/null && rpd_start "$n" >/dev/null || return 1
+	done
+	for c in "${conns[@]}"; do
+		read -r s d ip q <<<"$c"
+		retry 50 0.2 on_host "$(host_idx "$s")" \
+			"$RP_CLI -j pin show | grep -q '\"remote\":\"$ip\"'" || { log "no pin on $s for $ip"; return 1; }
+	done
+}
+ksft_test "rocepathd on every host installed its part of the plan" pins_in
+ksft_test "ib_write_bw -q 4 on every connection at once, with the plan" traffic planned
+ksft_test "with the plan: every flow on its planned path, busiest link = max_link_flows" \
+	$CHECK plan "$W/plan.json" "$W/planned-flows.json"
+# 4. A leaf-spine link fails. The fabric withdraws it at once (the leaves'
+# groups shrink to 3 uplinks, so their hash is measured again); once the
+# topology file says so, rocepathd re-plans and re-pins, and new QPs are
+# balanced over the links that remain.
+FAIL_A=${FABRIC_FAIL_LEAF:-leaf0} FAIL_B=${FABRIC_FAIL_SPINE:-spine0}
+python3 - "$FABRIC_TOPOLOGY" "$W/down-base.json" "$FAIL_A" "$FAIL_B" <<-'PYEOF'
+	import json, sys
+	t = json.load(open(sys.argv[1]))
+	for ln in t["links"]:
+	    if {ln["a"], ln["b"]} == set(sys.argv[3:5]):
+	        ln["up"] = False
+	json.dump(t, open(sys.argv[2], "w"))
+	PYEOF
+if fab link "$FAIL_A" "$FAIL_B" down; then
+	ksft_pass "link $FAIL_A-$FAIL_B down on the fabric"
+else
+	ksft_fail "link $FAIL_A-$FAIL_B down on the fabric"
+fi
+ksft_test "leaf hashes measured again over the remaining uplinks" \
+	measure "$W/down-base.json" "$W/topology-down.json"
+withdrawn() { # each measured leaf used exactly its uplinks via spines that reach the peer leaf
+	python3 - "$W/down-base.json" "$W" <<-'PYEOF'
+	import json, os, sys
+	t = json.load(open(sys.argv[1]))
+	up = [l for l in t["links"] if l.get("up", True)]
+	def nbrs(sw):
+	    return [(l["a_port"], l["b"]) if l["a"] == sw else (l["b_port"], l["a"])
+	            for l in up if sw in (l["a"], l["b"])]
+	leaves = {h["nics"][0]["leaf"] for h in t["hosts"]}
+	bad = 0
+	for leaf in sorted(leaves):
+	    f = os.path.join(sys.argv[2], leaf + ".json")
+	    others = leaves - {leaf}
+	    want = sorted(p for p, sp in nbrs(leaf)
+	                  if any(o in [x for _, x in nbrs(sp)] for o in others))
+	    got = json.load(open(f))["ports"]
+	    print("%s: ECMP group ports %s, expected %s" % (leaf, got, want))
+	    bad += got != want
+	sys.exit(1 if bad else 0)
+	PYEOF
+}
+ksft_test "routes withdrawn: each leaf hashes over its uplinks via spines that still reach the other leaf" withdrawn
+"$RP_CLI" -j plan topology "$W/topology-down.json" placement "$W/placement.json" >"$W/plan-down.json"
+log "plan with $FAIL_A-$FAIL_B down: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"])' "$W/plan-down.json" | cut -c1-120)"
+repin() {
+	local h n before
+	for h in $hosts; do
+		n=$(host_idx "$h")
+		before=$(rpd_log_count "$n" 'file change applied')
+		on_host "$n" "cp '$W/topology-down.json' $RPD_DIR/.topology.tmp &&
+			mv $RPD_DIR/.topology.tmp $RPD_DIR/topology.json" || return 1
+		rpd_wait_log "$n" 'file change applied' $((before + 1)) || return 1
+	done
+}
+ksft_test "rocepathd on every host re-planned from the topology with the link down" repin
+ksft_test "ib_write_bw -q 4 on every connection at once, link down, re-planned" traffic failed
+ksft_test "link down: every new flow on its re-planned path, busiest link = max_link_flows" \
+	$CHECK plan "$W/plan-down.json" "$W/failed-flows.json"
+fab link "$FAIL_A" "$FAIL_B" up >/dev/null
+
+log "fabric guest: $(on_host "$FABRIC_HOST" "free -m | awk '/^Mem:/ { print \$3 \" MiB used of \" \$2 }'")"
+ksft_exit
