@@ -29,7 +29,7 @@ MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/rocepath
 
 .PHONY: all module modules-all userspace gen gen-check deps check check-debug fuzz demo bench \
-	install install-files deb check-deb check-slurm uninstall dkms-src dkms-install dkms-uninstall clean
+	install install-files deb check-deb check-slurm check-fabric uninstall dkms-src dkms-install dkms-uninstall clean
 
 all: module userspace
 
@@ -138,6 +138,10 @@ deb:
 # Install both into a clean root, DKMS build, unit verify, upgrade, purge.
 check-deb:
 	scripts/deb.sh check
+
+# The fabric selftests on every test kernel (make check runs them on 6.12).
+check-fabric: deps
+	ROCEPATH_ALL_KERNELS=1 scripts/check.sh --only fabric_basic,fabric_balance
 
 # Real Slurm (slurmctld, slurmd, munge from Debian) in two guests running
 # the placement prolog/epilog (selftests/slurm_job.sh, about 95 s).

@@ -9,6 +9,7 @@
 # link carries max_link_flows flows. The leaves hash the source port only
 # (fib_multipath_hash_policy 3): the topology's measured `table` hash is
 # keyed by port, see Documentation/fabric.rst.
+# rpvm-check-kernels: 6.12
 # rpvm-fabric: examples/fabric/topology.json sport
 # rpvm-timeout: 720
 

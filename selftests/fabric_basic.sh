@@ -5,6 +5,7 @@
 # other through its leaf, a leaf spreads UDP source ports over all its
 # uplinks, per-link counters count the traffic, and a failed leaf-spine
 # link is withdrawn on both leaves (and restored) while RDMA still flows.
+# rpvm-check-kernels: 6.12
 # rpvm-fabric: examples/fabric/topology.json l4
 
 . "$(dirname "$0")/lib.sh"
