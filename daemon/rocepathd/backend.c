@@ -69,11 +69,11 @@ int rpd_plan_files_sum(const struct rpd_config *cfg, struct rp_pins *out,
 	}
 	for (size_t i = 0; i < pins.n && !ret; i++)
 		ret = rp_pins_add(out, &pins.v[i]);
-	if (ret)
+	if (ret) {
 		snprintf(err, errlen, "host pins for %s: %s", cfg->host,
 			 strerror(-ret));
-	if (ret)
 		goto out;
+	}
 	s = rp_plan_summary(plan);
 	if (s && sum)
 		*sum = *s;
