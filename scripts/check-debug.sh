@@ -11,7 +11,7 @@
 #
 # Usage: scripts/check-debug.sh [check.sh options, e.g. --only pin_churn]
 # Environment: NL_FUZZ_COUNT (messages per phase, default 50000 here;
-# `make fuzz` runs 1,000,000) and NL_FUZZ_SEED for the fuzzing run.
+# `make fuzz` runs 500,000, 10^6 in all) and NL_FUZZ_SEED for the fuzzing run.
 
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
