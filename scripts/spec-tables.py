@@ -9,8 +9,10 @@ outputs for staleness the same way, so the spec stays the one source of:
   kdcqcn  kmod/dcqcn-gen.h     DCQCN parameter indices and defaults (kernel)
   spec-h, spec-c
           daemon/lib/spec-gen.[ch]  userspace: DCQCN names, ranges and
-                                    defaults; names of the numbers in the
-                                    stats and flow nests
+                                    defaults; every attribute set (name,
+                                    type, multi-attr, max-len, nested set of
+                                    each attribute), which the decoders in
+                                    daemon/lib/spec-decode.c check against
 
 A DCQCN parameter is a u32 attribute of the "dcqcn" set with checks min/max.
 Its default is written once, in its doc ("Range MIN..MAX, default DEF."); the
@@ -111,16 +113,26 @@ def gen_kdcqcn(spec, consts):
     return out
 
 
-NAMED_SETS = ('stats', 'flow')
 NUMBERS = ('u8', 'u16', 'u32', 'u64')
+# Spec types a decoder reads; unused and pad attributes are never decoded.
+DECODED = NUMBERS + ('string', 'binary', 'nest')
+
+
+def set_ident(aset):
+    return 'rp_spec_' + aset['name'].replace('-', '_')
+
+
+def set_max(aset):
+    return c_name(aset['name-prefix']) + 'MAX'
 
 
 def gen_spec_h(spec, consts):
     ps = dcqcn_params(spec, consts)
     out = ["/* SPDX-License-Identifier: GPL-2.0 */",
-           banner(spec, "Userspace tables of the spec: DCQCN parameters, attribute names."),
+           banner(spec, "Userspace tables of the spec: DCQCN parameters, attribute sets."),
            "#ifndef ROCEPATH_SPEC_GEN_H", "#define ROCEPATH_SPEC_GEN_H", "",
-           "#include <stdint.h>", "", "#include <linux/rocepath.h>", "",
+           "#include <stdbool.h>", "#include <stdint.h>", "",
+           "#include <linux/rocepath.h>", "",
            "struct rp_dcqcn_param {",
            "\tconst char *name;\t/* as `rocepath dcqcn set` and mlx5 cc_params */",
            "\tint attr;\t\t/* ROCEPATH_A_DCQCN_* */",
@@ -131,17 +143,63 @@ def gen_spec_h(spec, consts):
            f"#define RP_DCQCN_NPARAMS {len(ps)}", "",
            "/* In attribute order: rp_dcqcn_params[i].attr is ROCEPATH_A_DCQCN_NP_ENABLE + i. */",
            "extern const struct rp_dcqcn_param rp_dcqcn_params[RP_DCQCN_NPARAMS];", "",
-           "/* The spec's names of the number attributes, '-' spelled '_'; NULL for others. */"]
-    for n in NAMED_SETS:
-        out.append(f"extern const char *const rp_spec_{n}_names[ROCEPATH_A_{c_name(n)}_MAX + 1];")
+           "/* An attribute's type as the spec declares it; 0 for unused and pad. */",
+           "enum rp_spec_type {",
+           "\tRP_SPEC_NONE,"]
+    out += [f"\tRP_SPEC_{c_name(t)}," for t in DECODED]
+    out += ["};", "",
+            "struct rp_spec_set;", "",
+            "struct rp_spec_attr {",
+            "\tconst char *name;\t/* the spec's name, '-' spelled '_'; NULL if not decoded */",
+            "\tenum rp_spec_type type;",
+            "\tbool multi;\t\t/* multi-attr: the attribute repeats */",
+            "\tuint16_t max_len;\t/* string: checks max-len, 0 when none */",
+            "\tconst struct rp_spec_set *nest;\t/* nest: its nested-attributes */",
+            "};", "",
+            "/* An attribute set: attrs[] is indexed by attribute type, 0..max. */",
+            "struct rp_spec_set {",
+            "\tconst char *name;",
+            "\tint max;",
+            "\tconst struct rp_spec_attr *attrs;",
+            "};", ""]
+    for aset in spec['attribute-sets']:
+        out.append(f"extern const struct rp_spec_set {set_ident(aset)};")
     out += ["", "#endif /* ROCEPATH_SPEC_GEN_H */"]
+    return out
+
+
+def gen_spec_set(spec, consts, aset):
+    sets = {s['name']: s for s in spec['attribute-sets']}
+    pfx = c_name(aset['name-prefix'])
+    ident = set_ident(aset)
+    out = ["", f"_Static_assert({set_max(aset)} < 64, \"attribute bits fit a u64 mask\");",
+           f"static const struct rp_spec_attr {ident}_attrs[{set_max(aset)} + 1] = {{"]
+    for a in aset['attributes']:
+        if a['type'] not in DECODED:
+            if a['type'] not in ('unused', 'pad'):
+                sys.exit(f"spec-tables: {aset['name']}.{a['name']}: "
+                         f"type {a['type']} has no decoder")
+            continue
+        fields = [f"\"{a['name'].replace('-', '_')}\"", f"RP_SPEC_{c_name(a['type'])}"]
+        if a.get('multi-attr'):
+            fields.append(".multi = true")
+        max_len = (a.get('checks') or {}).get('max-len')
+        if max_len is not None:
+            fields.append(f".max_len = {checked(consts, max_len)}")
+        if a['type'] == 'nest':
+            fields.append(f".nest = &{set_ident(sets[a['nested-attributes']])}")
+        out.append(f"\t[{pfx}{c_name(a['name'])}] = {{ {', '.join(fields)} }},")
+    out += ["};", "",
+            f"const struct rp_spec_set {ident} = {{",
+            f"\t\"{aset['name']}\", {set_max(aset)}, {ident}_attrs",
+            "};"]
     return out
 
 
 def gen_spec_c(spec, consts):
     ps = dcqcn_params(spec, consts)
     out = ["// SPDX-License-Identifier: GPL-2.0",
-           banner(spec, "Userspace tables of the spec: DCQCN parameters, attribute names."),
+           banner(spec, "Userspace tables of the spec: DCQCN parameters, attribute sets."),
            '#include "spec-gen.h"', "",
            "const struct rp_dcqcn_param rp_dcqcn_params[RP_DCQCN_NPARAMS] = {"]
     for p in ps:
@@ -150,13 +208,8 @@ def gen_spec_c(spec, consts):
     out += ["};", "",
             f"_Static_assert({ps[-1]['attr']} - {ps[0]['attr']} + 1 == RP_DCQCN_NPARAMS,",
             "\t       \"the parameters are consecutive attributes\");"]
-    for n in NAMED_SETS:
-        aset = next(s for s in spec['attribute-sets'] if s['name'] == n)
-        pfx = c_name(aset['name-prefix'])
-        out += ["", f"const char *const rp_spec_{n}_names[ROCEPATH_A_{c_name(n)}_MAX + 1] = {{"]
-        out += [f"\t[{pfx}{c_name(a['name'])}] = \"{a['name'].replace('-', '_')}\","
-                for a in aset['attributes'] if a['type'] in NUMBERS]
-        out.append("};")
+    for aset in spec['attribute-sets']:
+        out += gen_spec_set(spec, consts, aset)
     return out
 
 

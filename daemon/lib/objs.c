@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Decoders for the rocepath family's nests. Unknown attributes are skipped
- * (newer kernels may add some); malformed known ones fail with -EINVAL.
+ * The family's objects: name tables, the field maps that turn the generic
+ * decoder (spec-decode.c) into one decoder per nest, and the containers.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <libmnl/libmnl.h>
-
 #include "objs.h"
+#include "spec-decode.h"
 
 /* The parameters are consecutive attributes, np-enable .. np-cnp-prio. */
 static const struct rp_dcqcn_param *dcqcn_param(int attr)
@@ -41,87 +40,25 @@ int rp_dcqcn_param_find(const char *name)
 	return -ENOENT;
 }
 
+/* A number attribute's spec name, when attr is one of set's numbers. */
+static const char *number_name(const struct rp_spec_set *set, int attr)
+{
+	if (attr < 0 || attr > set->max ||
+	    !rp_spec_is_number(set->attrs[attr].type))
+		return NULL;
+	return set->attrs[attr].name;
+}
+
 const char *rp_stats_name(int attr)
 {
-	return attr >= 0 && attr <= ROCEPATH_A_STATS_MAX ?
-	       rp_spec_stats_names[attr] : NULL;
+	return number_name(&rp_spec_stats, attr);
 }
 
 const char *rp_flow_counter_name(int attr)
 {
 	/* The counters follow the flow's identity (ibdev .. lqpn). */
-	return attr >= ROCEPATH_A_FLOW_TX_PACKETS && attr <= ROCEPATH_A_FLOW_MAX ?
-	       rp_spec_flow_names[attr] : NULL;
-}
-
-/* Reads a NUL-terminated string attribute into a fixed buffer. */
-static int get_str(const struct nlattr *a, char *buf, size_t len)
-{
-	const char *s = mnl_attr_get_payload(a);
-	size_t plen = mnl_attr_get_payload_len(a);
-	size_t slen = strnlen(s, plen);
-
-	if (slen == plen || slen >= len)
-		return -EINVAL;
-	memcpy(buf, s, slen + 1);
-	return 0;
-}
-
-static int get_u(const struct nlattr *a, size_t size, uint64_t *v)
-{
-	size_t len = mnl_attr_get_payload_len(a);
-
-	if (len < size)
-		return -EINVAL;
-	switch (size) {
-	case 1:
-		*v = mnl_attr_get_u8(a);
-		break;
-	case 2:
-		*v = mnl_attr_get_u16(a);
-		break;
-	case 4:
-		*v = mnl_attr_get_u32(a);
-		break;
-	default:
-		/* u64 attributes may be unaligned: copy. */
-		memcpy(v, mnl_attr_get_payload(a), 8);
-		break;
-	}
-	return 0;
-}
-
-static int get_u32(const struct nlattr *a, uint32_t *v)
-{
-	uint64_t x = 0;
-	int ret = get_u(a, 4, &x);
-
-	*v = x;
-	return ret;
-}
-
-static int get_u16(const struct nlattr *a, uint16_t *v)
-{
-	uint64_t x = 0;
-	int ret = get_u(a, 2, &x);
-
-	*v = x;
-	return ret;
-}
-
-static int get_bool(const struct nlattr *a, bool *v)
-{
-	uint64_t x = 0;
-	int ret = get_u(a, 1, &x);
-
-	*v = x;
-	return ret;
-}
-
-static int get_addr(const struct nlattr *a, struct rp_addr *addr)
-{
-	return rp_addr_from_bin(mnl_attr_get_payload(a),
-				mnl_attr_get_payload_len(a), addr);
+	return attr >= ROCEPATH_A_FLOW_TX_PACKETS ?
+	       number_name(&rp_spec_flow, attr) : NULL;
 }
 
 static int grow(void **v, size_t *cap, size_t n, size_t size)
@@ -159,350 +96,156 @@ int rp_pin_set_sports(struct rp_pin *p, const uint16_t *sports, size_t n)
 	return 0;
 }
 
+/*
+ * Which member holds which attribute: the one part of the decoders the
+ * spec cannot give (types, lengths and names come from spec-gen.c).
+ */
+static const struct rp_field pin_map[ROCEPATH_A_PIN_MAX + 1] = {
+	[ROCEPATH_A_PIN_IBDEV] = RP_FIELD(struct rp_pin, ibdev),
+	[ROCEPATH_A_PIN_REMOTE] = RP_FIELD(struct rp_pin, remote),
+	[ROCEPATH_A_PIN_SPORT] = RP_ARRAY(struct rp_pin, sports, nsports),
+	[ROCEPATH_A_PIN_SPORT_QPS] = RP_ARRAY(struct rp_pin, sport_qps,
+					      nsport_qps),
+	[ROCEPATH_A_PIN_RQPN] = RP_FIELD(struct rp_pin, rqpn),
+	[ROCEPATH_A_PIN_LQPN] = RP_FIELD(struct rp_pin, lqpn),
+};
+
+const struct rp_decoder rp_pin_decoder = RP_DECODER(struct rp_pin,
+	rp_spec_pin, pin_map, .required = 1ULL << ROCEPATH_A_PIN_REMOTE);
+
+static const struct rp_field gid_map[ROCEPATH_A_GID_MAX + 1] = {
+	[ROCEPATH_A_GID_INDEX] = RP_FIELD(struct rp_gid, index),
+	[ROCEPATH_A_GID_ADDR] = RP_FIELD(struct rp_gid, addr),
+	[ROCEPATH_A_GID_TYPE] = RP_FIELD(struct rp_gid, type),
+};
+
+const struct rp_decoder rp_gid_decoder = RP_DECODER(struct rp_gid,
+	rp_spec_gid, gid_map);
+
+static const struct rp_field hw_counter_map[ROCEPATH_A_HW_COUNTER_MAX + 1] = {
+	[ROCEPATH_A_HW_COUNTER_NAME] = RP_FIELD(struct rp_hw_counter, name),
+	[ROCEPATH_A_HW_COUNTER_VALUE] = RP_FIELD(struct rp_hw_counter, value),
+};
+
+const struct rp_decoder rp_hw_counter_decoder = RP_DECODER(
+	struct rp_hw_counter, rp_spec_hw_counter, hw_counter_map,
+	.required = 1ULL << ROCEPATH_A_HW_COUNTER_NAME);
+
+static const struct rp_field dev_map[ROCEPATH_A_DEV_MAX + 1] = {
+	[ROCEPATH_A_DEV_IBDEV] = RP_FIELD(struct rp_dev, ibdev),
+	[ROCEPATH_A_DEV_INDEX] = RP_FIELD(struct rp_dev, index),
+	[ROCEPATH_A_DEV_PORT] = RP_FIELD(struct rp_dev, port),
+	[ROCEPATH_A_DEV_NETDEV] = RP_FIELD(struct rp_dev, netdev),
+	[ROCEPATH_A_DEV_IFINDEX] = RP_FIELD(struct rp_dev, ifindex),
+	[ROCEPATH_A_DEV_ROCE_V2] = RP_FIELD(struct rp_dev, roce_v2),
+	[ROCEPATH_A_DEV_DRIVER] = RP_FIELD(struct rp_dev, driver),
+	[ROCEPATH_A_DEV_SOFT] = RP_FIELD(struct rp_dev, soft),
+	[ROCEPATH_A_DEV_GID] = RP_NEST_ARRAY(struct rp_dev, gids, ngids,
+					     rp_gid_decoder),
+	[ROCEPATH_A_DEV_HW_COUNTER] = RP_NEST_ARRAY(struct rp_dev, counters,
+						    ncounters,
+						    rp_hw_counter_decoder),
+};
+
+const struct rp_decoder rp_dev_decoder = RP_DECODER(struct rp_dev,
+	rp_spec_dev, dev_map);
+
+/* A QP's rule is a pin key: no sports. */
+static const struct rp_field qp_rule_map[ROCEPATH_A_PIN_MAX + 1] = {
+	[ROCEPATH_A_PIN_IBDEV] = RP_FIELD(struct rp_qp_rule, ibdev),
+	[ROCEPATH_A_PIN_REMOTE] = RP_FIELD(struct rp_qp_rule, remote),
+	[ROCEPATH_A_PIN_RQPN] = RP_FIELD(struct rp_qp_rule, rqpn),
+	[ROCEPATH_A_PIN_LQPN] = RP_FIELD(struct rp_qp_rule, lqpn),
+};
+
+const struct rp_decoder rp_qp_rule_decoder = RP_DECODER(struct rp_qp_rule,
+	rp_spec_pin, qp_rule_map, .required = 1ULL << ROCEPATH_A_PIN_REMOTE);
+
+static const struct rp_field qp_map[ROCEPATH_A_QP_MAX + 1] = {
+	[ROCEPATH_A_QP_IBDEV] = RP_FIELD(struct rp_qp, ibdev),
+	[ROCEPATH_A_QP_PORT] = RP_FIELD(struct rp_qp, port),
+	[ROCEPATH_A_QP_LQPN] = RP_FIELD(struct rp_qp, lqpn),
+	[ROCEPATH_A_QP_RQPN] = RP_FIELD(struct rp_qp, rqpn),
+	[ROCEPATH_A_QP_REMOTE] = RP_FIELD(struct rp_qp, remote),
+	[ROCEPATH_A_QP_SPORT] = RP_FIELD(struct rp_qp, sport),
+	[ROCEPATH_A_QP_PINNED] = RP_FIELD(struct rp_qp, pinned),
+	[ROCEPATH_A_QP_TYPE] = RP_FIELD(struct rp_qp, type),
+	[ROCEPATH_A_QP_DEFAULT_SPORT] = RP_FIELD(struct rp_qp, default_sport),
+	[ROCEPATH_A_QP_RULE] = RP_NEST(struct rp_qp, rule, rp_qp_rule_decoder),
+};
+
+const struct rp_decoder rp_qp_decoder = RP_DECODER(struct rp_qp,
+	rp_spec_qp, qp_map);
+
+/* The flow's counters and DCQCN state are the numbers left to val[]. */
+static const struct rp_field flow_map[ROCEPATH_A_FLOW_MAX + 1] = {
+	[ROCEPATH_A_FLOW_IBDEV] = RP_FIELD(struct rp_flow, ibdev),
+	[ROCEPATH_A_FLOW_LOCAL] = RP_FIELD(struct rp_flow, local),
+	[ROCEPATH_A_FLOW_REMOTE] = RP_FIELD(struct rp_flow, remote),
+	[ROCEPATH_A_FLOW_SPORT] = RP_FIELD(struct rp_flow, sport),
+	[ROCEPATH_A_FLOW_DQPN] = RP_FIELD(struct rp_flow, dqpn),
+	[ROCEPATH_A_FLOW_LQPN] = RP_FIELD(struct rp_flow, lqpn),
+};
+
+const struct rp_decoder rp_flow_decoder = RP_DECODER(struct rp_flow,
+	rp_spec_flow, flow_map, .val = RP_VAL(struct rp_flow, val));
+
+static const struct rp_field stats_map[ROCEPATH_A_STATS_MAX + 1];
+
+const struct rp_decoder rp_stats_decoder = RP_DECODER(struct rp_stats,
+	rp_spec_stats, stats_map, .val = RP_VAL(struct rp_stats, val));
+
+static const struct rp_field dcqcn_map[ROCEPATH_A_DCQCN_MAX + 1] = {
+	[ROCEPATH_A_DCQCN_IBDEV] = RP_FIELD(struct rp_dcqcn, ibdev),
+};
+
+const struct rp_decoder rp_dcqcn_decoder = RP_DECODER(struct rp_dcqcn,
+	rp_spec_dcqcn, dcqcn_map, .val = RP_VAL(struct rp_dcqcn, val));
+
+const struct rp_decoder *const rp_obj_decoders[] = {
+	&rp_pin_decoder, &rp_gid_decoder, &rp_hw_counter_decoder,
+	&rp_dev_decoder, &rp_qp_rule_decoder, &rp_qp_decoder,
+	&rp_flow_decoder, &rp_stats_decoder, &rp_dcqcn_decoder, NULL,
+};
+
 int rp_pin_parse(const struct nlattr *nest, struct rp_pin *p)
 {
-	size_t nsport = 0, nqps = 0, cap_s = 0, cap_q = 0;
-	const struct nlattr *a;
-	int ret = 0;
-
-	memset(p, 0, sizeof(*p));
-	mnl_attr_for_each_nested(a, nest) {
-		int type = mnl_attr_get_type(a);
-
-		switch (type) {
-		case ROCEPATH_A_PIN_IBDEV:
-			ret = get_str(a, p->ibdev, sizeof(p->ibdev));
-			break;
-		case ROCEPATH_A_PIN_REMOTE:
-			ret = get_addr(a, &p->remote);
-			break;
-		case ROCEPATH_A_PIN_SPORT:
-			ret = grow((void **)&p->sports, &cap_s, nsport,
-				   sizeof(*p->sports));
-			if (!ret)
-				ret = get_u16(a, &p->sports[nsport++]);
-			break;
-		case ROCEPATH_A_PIN_SPORT_QPS:
-			ret = grow((void **)&p->sport_qps, &cap_q, nqps,
-				   sizeof(*p->sport_qps));
-			if (!ret)
-				ret = get_u32(a, &p->sport_qps[nqps++]);
-			break;
-		case ROCEPATH_A_PIN_RQPN:
-			ret = get_u32(a, &p->rqpn);
-			break;
-		case ROCEPATH_A_PIN_LQPN:
-			ret = get_u32(a, &p->lqpn);
-			break;
-		default:
-			continue;
-		}
-		if (ret)
-			break;
-		RP_SET(p, type);
-	}
-	p->nsports = nsport;
-	p->nsport_qps = nqps;
-	if (!ret && !RP_HAS(p, ROCEPATH_A_PIN_REMOTE))
-		ret = -EINVAL;
-	if (ret)
-		rp_pin_release(p);
-	return ret;
-}
-
-static int parse_gid(const struct nlattr *nest, struct rp_gid *g)
-{
-	const struct nlattr *a;
-	int ret = 0;
-
-	mnl_attr_for_each_nested(a, nest) {
-		switch (mnl_attr_get_type(a)) {
-		case ROCEPATH_A_GID_INDEX:
-			ret = get_u32(a, &g->index);
-			break;
-		case ROCEPATH_A_GID_ADDR:
-			ret = get_addr(a, &g->addr);
-			break;
-		case ROCEPATH_A_GID_TYPE:
-			ret = get_u32(a, &g->type);
-			break;
-		}
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static int parse_counter(const struct nlattr *nest, struct rp_hw_counter *c)
-{
-	const struct nlattr *a;
-	int ret = 0;
-
-	mnl_attr_for_each_nested(a, nest) {
-		switch (mnl_attr_get_type(a)) {
-		case ROCEPATH_A_HW_COUNTER_NAME:
-			ret = get_str(a, c->name, sizeof(c->name));
-			break;
-		case ROCEPATH_A_HW_COUNTER_VALUE:
-			ret = get_u(a, 8, &c->value);
-			break;
-		}
-		if (ret)
-			return ret;
-	}
-	return c->name[0] ? 0 : -EINVAL;
+	return rp_decode(&rp_pin_decoder, nest, p);
 }
 
 int rp_dev_parse(const struct nlattr *nest, struct rp_dev *d)
 {
-	size_t cap_g = 0, cap_c = 0;
-	const struct nlattr *a;
-	int ret = 0;
-
-	memset(d, 0, sizeof(*d));
-	mnl_attr_for_each_nested(a, nest) {
-		int type = mnl_attr_get_type(a);
-
-		switch (type) {
-		case ROCEPATH_A_DEV_IBDEV:
-			ret = get_str(a, d->ibdev, sizeof(d->ibdev));
-			break;
-		case ROCEPATH_A_DEV_INDEX:
-			ret = get_u32(a, &d->index);
-			break;
-		case ROCEPATH_A_DEV_PORT:
-			ret = get_u32(a, &d->port);
-			break;
-		case ROCEPATH_A_DEV_NETDEV:
-			ret = get_str(a, d->netdev, sizeof(d->netdev));
-			break;
-		case ROCEPATH_A_DEV_IFINDEX:
-			ret = get_u32(a, &d->ifindex);
-			break;
-		case ROCEPATH_A_DEV_ROCE_V2:
-			ret = get_bool(a, &d->roce_v2);
-			break;
-		case ROCEPATH_A_DEV_DRIVER:
-			ret = get_str(a, d->driver, sizeof(d->driver));
-			break;
-		case ROCEPATH_A_DEV_SOFT:
-			ret = get_bool(a, &d->soft);
-			break;
-		case ROCEPATH_A_DEV_GID:
-			ret = grow((void **)&d->gids, &cap_g, d->ngids,
-				   sizeof(*d->gids));
-			if (!ret)
-				ret = parse_gid(a, &d->gids[d->ngids++]);
-			break;
-		case ROCEPATH_A_DEV_HW_COUNTER:
-			ret = grow((void **)&d->counters, &cap_c, d->ncounters,
-				   sizeof(*d->counters));
-			if (!ret)
-				ret = parse_counter(a,
-						    &d->counters[d->ncounters++]);
-			break;
-		default:
-			continue;
-		}
-		if (ret)
-			break;
-		RP_SET(d, type);
-	}
-	if (ret)
-		rp_dev_release(d);
-	return ret;
-}
-
-static int parse_rule(const struct nlattr *nest, struct rp_qp_rule *r)
-{
-	const struct nlattr *a;
-	int ret = 0;
-
-	mnl_attr_for_each_nested(a, nest) {
-		int type = mnl_attr_get_type(a);
-
-		switch (type) {
-		case ROCEPATH_A_PIN_IBDEV:
-			ret = get_str(a, r->ibdev, sizeof(r->ibdev));
-			break;
-		case ROCEPATH_A_PIN_REMOTE:
-			ret = get_addr(a, &r->remote);
-			break;
-		case ROCEPATH_A_PIN_RQPN:
-			ret = get_u32(a, &r->rqpn);
-			break;
-		case ROCEPATH_A_PIN_LQPN:
-			ret = get_u32(a, &r->lqpn);
-			break;
-		default:
-			continue;
-		}
-		if (ret)
-			return ret;
-		RP_SET(r, type);
-	}
-	return RP_HAS(r, ROCEPATH_A_PIN_REMOTE) ? 0 : -EINVAL;
+	return rp_decode(&rp_dev_decoder, nest, d);
 }
 
 int rp_qp_parse(const struct nlattr *nest, struct rp_qp *q)
 {
-	const struct nlattr *a;
-	int ret = 0;
-
-	memset(q, 0, sizeof(*q));
-	mnl_attr_for_each_nested(a, nest) {
-		int type = mnl_attr_get_type(a);
-
-		switch (type) {
-		case ROCEPATH_A_QP_IBDEV:
-			ret = get_str(a, q->ibdev, sizeof(q->ibdev));
-			break;
-		case ROCEPATH_A_QP_PORT:
-			ret = get_u32(a, &q->port);
-			break;
-		case ROCEPATH_A_QP_LQPN:
-			ret = get_u32(a, &q->lqpn);
-			break;
-		case ROCEPATH_A_QP_RQPN:
-			ret = get_u32(a, &q->rqpn);
-			break;
-		case ROCEPATH_A_QP_REMOTE:
-			ret = get_addr(a, &q->remote);
-			break;
-		case ROCEPATH_A_QP_SPORT:
-			ret = get_u16(a, &q->sport);
-			break;
-		case ROCEPATH_A_QP_PINNED:
-			ret = get_bool(a, &q->pinned);
-			break;
-		case ROCEPATH_A_QP_TYPE:
-			ret = get_u32(a, &q->type);
-			break;
-		case ROCEPATH_A_QP_DEFAULT_SPORT:
-			ret = get_u16(a, &q->default_sport);
-			break;
-		case ROCEPATH_A_QP_RULE:
-			ret = parse_rule(a, &q->rule);
-			break;
-		default:
-			continue;
-		}
-		if (ret)
-			return ret;
-		RP_SET(q, type);
-	}
-	return 0;
+	return rp_decode(&rp_qp_decoder, nest, q);
 }
 
 int rp_flow_parse(const struct nlattr *nest, struct rp_flow *f)
 {
-	const struct nlattr *a;
-	int ret = 0;
-
-	memset(f, 0, sizeof(*f));
-	mnl_attr_for_each_nested(a, nest) {
-		int type = mnl_attr_get_type(a);
-
-		switch (type) {
-		case ROCEPATH_A_FLOW_IBDEV:
-			ret = get_str(a, f->ibdev, sizeof(f->ibdev));
-			break;
-		case ROCEPATH_A_FLOW_LOCAL:
-			ret = get_addr(a, &f->local);
-			break;
-		case ROCEPATH_A_FLOW_REMOTE:
-			ret = get_addr(a, &f->remote);
-			break;
-		case ROCEPATH_A_FLOW_SPORT:
-			ret = get_u16(a, &f->sport);
-			break;
-		case ROCEPATH_A_FLOW_DQPN:
-			ret = get_u32(a, &f->dqpn);
-			break;
-		case ROCEPATH_A_FLOW_LQPN:
-			ret = get_u32(a, &f->lqpn);
-			break;
-		case ROCEPATH_A_FLOW_RATE_MBPS:
-		case ROCEPATH_A_FLOW_ALPHA:
-		case ROCEPATH_A_FLOW_RATE_KBPS:
-			ret = get_u(a, 4, &f->val[type]);
-			break;
-		case ROCEPATH_A_FLOW_RP_PACED:
-			ret = get_u(a, 1, &f->val[type]);
-			break;
-		default:
-			if (!rp_flow_counter_name(type))
-				continue;
-			ret = get_u(a, 8, &f->val[type]);
-			break;
-		}
-		if (ret)
-			return ret;
-		RP_SET(f, type);
-	}
-	return 0;
+	return rp_decode(&rp_flow_decoder, nest, f);
 }
 
 int rp_stats_parse(const struct nlattr *nest, struct rp_stats *s)
 {
-	const struct nlattr *a;
-
-	memset(s, 0, sizeof(*s));
-	mnl_attr_for_each_nested(a, nest) {
-		int type = mnl_attr_get_type(a);
-		size_t len = mnl_attr_get_payload_len(a);
-
-		if (!rp_stats_name(type))
-			continue;
-		/* u32 and u64 both occur: take the width the kernel sent. */
-		if (get_u(a, len >= 8 ? 8 : 4, &s->val[type]))
-			return -EINVAL;
-		RP_SET(s, type);
-	}
-	return 0;
+	return rp_decode(&rp_stats_decoder, nest, s);
 }
 
 int rp_dcqcn_parse(const struct nlattr *nest, struct rp_dcqcn *d)
 {
-	const struct nlattr *a;
-
-	memset(d, 0, sizeof(*d));
-	mnl_attr_for_each_nested(a, nest) {
-		int type = mnl_attr_get_type(a);
-		int ret;
-
-		if (type == ROCEPATH_A_DCQCN_IBDEV) {
-			ret = get_str(a, d->ibdev, sizeof(d->ibdev));
-		} else if (type == ROCEPATH_A_DCQCN_SOFT ||
-			   type == ROCEPATH_A_DCQCN_FQ_MISSING) {
-			uint64_t x = 0;
-
-			ret = get_u(a, 1, &x);
-			d->val[type] = x;
-		} else if (rp_dcqcn_name(type)) {
-			ret = get_u32(a, &d->val[type]);
-		} else {
-			continue;
-		}
-		if (ret)
-			return ret;
-		RP_SET(d, type);
-	}
-	return 0;
+	return rp_decode(&rp_dcqcn_decoder, nest, d);
 }
 
 void rp_pin_release(struct rp_pin *p)
 {
-	free(p->sports);
-	free(p->sport_qps);
-	memset(p, 0, sizeof(*p));
+	rp_decode_release(&rp_pin_decoder, p);
 }
 
 void rp_dev_release(struct rp_dev *d)
 {
-	free(d->gids);
-	free(d->counters);
-	memset(d, 0, sizeof(*d));
+	rp_decode_release(&rp_dev_decoder, d);
 }
 
 void rp_pins_free(struct rp_pins *s)

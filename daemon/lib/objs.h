@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kernel objects of the rocepath family as C structs, their netlink
- * decoders and the attribute name tables. Every struct has `attrs`, a
- * bitmask of the netlink attributes that were present (RP_HAS()).
+ * decoders and the attribute name tables. Every struct starts with
+ * `attrs`, a bitmask of the netlink attributes that were present
+ * (RP_HAS()). The decoders are spec-decode.c driven by the generated
+ * attribute sets (spec-gen.c) and the field maps in objs.c.
  */
 #ifndef ROCEPATH_OBJS_H
 #define ROCEPATH_OBJS_H
@@ -43,12 +45,14 @@ struct rp_pins {
 };
 
 struct rp_gid {
+	uint64_t attrs;
 	uint32_t index;
 	uint32_t type;			/* enum ib_gid_type, 2 = RoCEv2 */
 	struct rp_addr addr;		/* IPv4-mapped GIDs as IPv4 */
 };
 
 struct rp_hw_counter {
+	uint64_t attrs;
 	char name[64];
 	uint64_t value;
 };
@@ -157,13 +161,25 @@ const char *rp_stats_name(int attr);
 /* tx_packets .. alpha, rate_kbps, rp_paced */
 const char *rp_flow_counter_name(int attr);
 
-/* Decoders of one nest (ROCEPATH_A_PIN/DEV/QP/FLOW/STATS/DCQCN). */
+/*
+ * Decoders of one nest (ROCEPATH_A_PIN/DEV/QP/FLOW/STATS/DCQCN): unknown
+ * attributes are skipped, malformed known ones fail with -EINVAL (the
+ * struct is then released and zeroed). A pin and a QP's rule need a
+ * remote, a hardware counter a name.
+ */
 int rp_pin_parse(const struct nlattr *nest, struct rp_pin *p);
 int rp_dev_parse(const struct nlattr *nest, struct rp_dev *d);
 int rp_qp_parse(const struct nlattr *nest, struct rp_qp *q);
 int rp_flow_parse(const struct nlattr *nest, struct rp_flow *f);
 int rp_stats_parse(const struct nlattr *nest, struct rp_stats *s);
 int rp_dcqcn_parse(const struct nlattr *nest, struct rp_dcqcn *d);
+
+/* The decoders behind them, and all of them (NULL-terminated), for tests. */
+struct rp_decoder;
+extern const struct rp_decoder rp_pin_decoder, rp_gid_decoder,
+	rp_hw_counter_decoder, rp_dev_decoder, rp_qp_rule_decoder,
+	rp_qp_decoder, rp_flow_decoder, rp_stats_decoder, rp_dcqcn_decoder;
+extern const struct rp_decoder *const rp_obj_decoders[];
 
 /* Releasing (all accept zeroed structs; the containers end up empty). */
 void rp_pin_release(struct rp_pin *p);
