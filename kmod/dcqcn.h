@@ -49,6 +49,10 @@ static inline u32 rocepath_dcqcn_param(const struct rocepath_dcqcn_dev *dd,
  * @t_dec: time of the last rate decrease (ns)
  * @t_cnp: time of the last CNP (ns)
  * @next_tx: earliest departure time of the next packet (ns)
+ * @meas_t: start of the current send-rate window (ns)
+ * @meas_bytes: bytes sent in the current window
+ * @meas_rate: send rate over the last complete window (kbit/s), 0 if none
+ * @meas_end: end of that window (ns)
  * @cnp_seen: a CNP arrived since the state was created
  */
 struct rocepath_rpt {
@@ -64,6 +68,10 @@ struct rocepath_rpt {
 	u64 t_dec;
 	u64 t_cnp;
 	u64 next_tx;
+	u64 meas_t;
+	u64 meas_bytes;
+	u32 meas_rate;
+	u64 meas_end;
 	bool cnp_seen;
 };
 
