@@ -17,7 +17,7 @@
 static unsigned int rp_line_rate_mbps = 10000;
 module_param(rp_line_rate_mbps, uint, 0644);
 MODULE_PARM_DESC(rp_line_rate_mbps,
-		 "Rate ceiling of the soft-RoCE reaction point when rp_max_rate is 0, Mb/s (default 10000)");
+		 "Rate ceiling of the soft-RoCE reaction point when rp_max_rate is 0 and the net device reports no speed, Mb/s (default 10000)");
 
 static unsigned int rp_rate_floor_kbps = 100;
 module_param(rp_rate_floor_kbps, uint, 0644);
@@ -57,6 +57,8 @@ u32 rocepath_rpt_ceiling(const struct rocepath_dcqcn_dev *dd)
 {
 	u32 max = rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_MAX_RATE);
 
+	if (!max)
+		max = READ_ONCE(dd->link_mbps);
 	if (!max)
 		max = READ_ONCE(rp_line_rate_mbps) ?: 10000;
 	return min_t(u64, (u64)max * 1000, U32_MAX);
@@ -167,8 +169,13 @@ static void rpt_increase(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_d
 static void rpt_advance(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *dd,
 			u64 now)
 {
+	u32 ceil = rocepath_rpt_ceiling(dd);
 	u64 period, n;
 	int i;
+
+	/* A lower ceiling (rp_max_rate set, link speed read) applies at once. */
+	rpt->rc = min(rpt->rc, ceil);
+	rpt->rt = min(rpt->rt, ceil);
 
 	period = (u64)rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_DCE_TCP_RTT) * NSEC_PER_USEC;
 	if (now > rpt->t_alpha + period) {
@@ -183,7 +190,7 @@ static void rpt_advance(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_de
 	if (now > rpt->t_inc + period) {
 		n = div64_u64(now - rpt->t_inc, period);
 		rpt->t_inc += n * period;
-		if (rpt->rc >= rocepath_rpt_ceiling(dd))
+		if (rpt->rc >= ceil)
 			return;
 		for (i = 0; i < min_t(u64, n, RP_MAX_STEPS); i++)
 			rpt_increase(rpt, dd, true);
