@@ -8,7 +8,9 @@
  * and freed when it goes away. The packet path reads them locklessly;
  * dumps and writers hold the registry lock.
  */
+#include <linux/ethtool.h>
 #include <linux/module.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/sch_generic.h>
@@ -24,6 +26,34 @@
  * holds the defaults.
  */
 
+static struct net_device *dcqcn_netdev(const struct rocepath_dcqcn_dev *dd);
+
+/*
+ * The reaction point's ceiling follows the link speed of the net device
+ * under a soft-RoCE device. Reading it needs RTNL, which neither the
+ * packet path nor the device registry's callbacks may take, so a work
+ * item reads it and the packet path reads the copy.
+ */
+static void dcqcn_link_work(struct work_struct *work)
+{
+	struct rocepath_dcqcn_dev *dd = container_of(work, struct rocepath_dcqcn_dev,
+						     link_work);
+	struct ethtool_link_ksettings ks;
+	struct net_device *ndev;
+	u32 mbps = 0;
+
+	ndev = dcqcn_netdev(dd);
+	if (!ndev)
+		return;
+	rtnl_lock();
+	if (!__ethtool_get_link_ksettings(ndev, &ks) &&
+	    ks.base.speed != (u32)SPEED_UNKNOWN)
+		mbps = ks.base.speed;
+	rtnl_unlock();
+	dev_put(ndev);
+	WRITE_ONCE(dd->link_mbps, mbps);
+}
+
 void rocepath_dcqcn_dev_init(struct rocepath_dcqcn_dev *dd,
 			     struct ib_device *ibdev)
 {
@@ -31,8 +61,22 @@ void rocepath_dcqcn_dev_init(struct rocepath_dcqcn_dev *dd,
 
 	dd->ibdev = ibdev;
 	dd->soft = ibdev->ops.driver_id == RDMA_DRIVER_RXE;
+	INIT_WORK(&dd->link_work, dcqcn_link_work);
 	for (i = 0; i < ROCEPATH_DCQCN_NPARAMS; i++)
 		dd->p[i] = rocepath_dcqcn_defaults[i];
+}
+
+/* Read the link speed again (soon, from a work item). */
+void rocepath_dcqcn_link_changed(struct rocepath_dcqcn_dev *dd)
+{
+	if (dd->soft)
+		schedule_work(&dd->link_work);
+}
+
+/* Before the device's entry is freed: no read of its speed still runs. */
+void rocepath_dcqcn_dev_stop(struct rocepath_dcqcn_dev *dd)
+{
+	cancel_work_sync(&dd->link_work);
 }
 
 /* The net device under a soft-RoCE device, held, or NULL. */
@@ -191,6 +235,8 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 	for (i = 0; i < ROCEPATH_DCQCN_NPARAMS; i++)
 		WRITE_ONCE(dd->p[i], val[i]);
 	rocepath_dev_changed();
+	/* an operator tuning the device may just have set its speed */
+	rocepath_dcqcn_link_changed(dd);
 	if (dd->soft && val[ROCEPATH_DCQCN_RP_ENABLE]) {
 		struct net_device *ndev = dcqcn_netdev(dd);
 

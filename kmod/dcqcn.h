@@ -8,6 +8,7 @@
 
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 /* enum rocepath_dcqcn_param and the defaults, generated from the spec */
@@ -17,6 +18,10 @@
  * struct rocepath_dcqcn_dev - DCQCN parameters of one RDMA device
  * @ibdev: the device
  * @soft: 1 for rxe, where the module's NP and RP run
+ * @link_mbps: speed of the net device under a soft-RoCE device, Mb/s, 0
+ *	if unknown; read by @link_work, which may take RTNL (the packet path
+ *	cannot)
+ * @link_work: reads @link_mbps when the device appears and on dcqcn set
  * @p: parameters, read locklessly with READ_ONCE(), written under the
  *	device registry's lock
  *
@@ -26,6 +31,8 @@
 struct rocepath_dcqcn_dev {
 	struct ib_device *ibdev;
 	bool soft;
+	u32 link_mbps;
+	struct work_struct link_work;
 	u32 p[ROCEPATH_DCQCN_NPARAMS];
 };
 
@@ -49,6 +56,10 @@ static inline u32 rocepath_dcqcn_param(const struct rocepath_dcqcn_dev *dd,
  * @t_dec: time of the last rate decrease (ns)
  * @t_cnp: time of the last CNP (ns)
  * @next_tx: earliest departure time of the next packet (ns)
+ * @meas_t: start of the current send-rate window (ns)
+ * @meas_bytes: bytes sent in the current window
+ * @meas_rate: send rate over the last complete window (kbit/s), 0 if none
+ * @meas_end: end of that window (ns)
  * @cnp_seen: a CNP arrived since the state was created
  */
 struct rocepath_rpt {
@@ -64,9 +75,15 @@ struct rocepath_rpt {
 	u64 t_dec;
 	u64 t_cnp;
 	u64 next_tx;
+	u64 meas_t;
+	u64 meas_bytes;
+	u32 meas_rate;
+	u64 meas_end;
 	bool cnp_seen;
 };
 
+void rocepath_dcqcn_dev_stop(struct rocepath_dcqcn_dev *dd);
+void rocepath_dcqcn_link_changed(struct rocepath_dcqcn_dev *dd);
 void rocepath_dcqcn_dev_init(struct rocepath_dcqcn_dev *dd,
 			     struct ib_device *ibdev);
 

@@ -17,7 +17,7 @@
 static unsigned int rp_line_rate_mbps = 10000;
 module_param(rp_line_rate_mbps, uint, 0644);
 MODULE_PARM_DESC(rp_line_rate_mbps,
-		 "Rate ceiling of the soft-RoCE reaction point when rp_max_rate is 0, Mb/s (default 10000)");
+		 "Rate ceiling of the soft-RoCE reaction point when rp_max_rate is 0 and the net device reports no speed, Mb/s (default 10000)");
 
 static unsigned int rp_rate_floor_kbps = 100;
 module_param(rp_rate_floor_kbps, uint, 0644);
@@ -37,7 +37,19 @@ module_param(rp_pace_max_delay_ms, uint, 0644);
 MODULE_PARM_DESC(rp_pace_max_delay_ms,
 		 "Furthest a paced packet is stamped ahead, ms, at most 5000 (default 2000)");
 
+/*
+ * A CNP cuts from the flow's measured send rate when that is below the
+ * current rate: a soft-RoCE flow sends far below the nominal ceiling, and
+ * cutting from the ceiling leaves a rate the flow never reaches, so the
+ * reaction point would never slow it down.
+ */
+static unsigned int rp_rate_window_ms = 20;
+module_param(rp_rate_window_ms, uint, 0644);
+MODULE_PARM_DESC(rp_rate_window_ms,
+		 "Window over which a flow's send rate is measured, ms, 1..1000 (default 20)");
+
 #define RP_PACE_DELAY_LIMIT_MS	5000U	/* half of fq's default horizon */
+#define RP_RATE_WINDOW_LIMIT_MS	1000U
 #define RP_MAX_STEPS	64	/* increase events evaluated per packet */
 #define ALPHA_ONE	1024
 
@@ -45,6 +57,8 @@ u32 rocepath_rpt_ceiling(const struct rocepath_dcqcn_dev *dd)
 {
 	u32 max = rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_MAX_RATE);
 
+	if (!max)
+		max = READ_ONCE(dd->link_mbps);
 	if (!max)
 		max = READ_ONCE(rp_line_rate_mbps) ?: 10000;
 	return min_t(u64, (u64)max * 1000, U32_MAX);
@@ -67,6 +81,47 @@ void rocepath_rpt_init(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev
 	rpt->t_inc = now;
 	rpt->t_alpha = now;
 	rpt->next_tx = now;
+	rpt->meas_t = now;
+}
+
+static u64 rpt_window(void)
+{
+	return (u64)clamp(READ_ONCE(rp_rate_window_ms), 1U, RP_RATE_WINDOW_LIMIT_MS) *
+	       NSEC_PER_MSEC;
+}
+
+/* Count @len bytes sent at @now into the send-rate measurement. */
+static void rpt_measure(struct rocepath_rpt *rpt, u64 now, unsigned int len)
+{
+	u64 win = rpt_window(), el;
+
+	rpt->meas_bytes += len;
+	el = now - rpt->meas_t;
+	if (el < win)
+		return;
+	/*
+	 * A window stretched by an idle gap says nothing about the rate the
+	 * flow sends at once it sends again: drop it.
+	 */
+	if (el <= 2 * win) {
+		/* bytes * 8 bit over el ns, in kbit/s */
+		u64 kbps = div64_u64(rpt->meas_bytes * 8 * NSEC_PER_MSEC, el);
+
+		rpt->meas_rate = min_t(u64, kbps, U32_MAX) ?: 1;
+	} else {
+		rpt->meas_rate = 0;
+	}
+	rpt->meas_end = now;
+	rpt->meas_t = now;
+	rpt->meas_bytes = 0;
+}
+
+/* The rate a cut starts from: the current one, or the measured one if lower and recent. */
+static void rpt_cut_from_measured(struct rocepath_rpt *rpt, u64 now)
+{
+	if (rpt->meas_rate && now - rpt->meas_end <= 2 * rpt_window() &&
+	    rpt->meas_rate < rpt->rc)
+		rpt->rc = rpt->meas_rate;
 }
 
 /* (m / 1024)^n in 1/1024, by squaring */
@@ -114,8 +169,13 @@ static void rpt_increase(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_d
 static void rpt_advance(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *dd,
 			u64 now)
 {
+	u32 ceil = rocepath_rpt_ceiling(dd);
 	u64 period, n;
 	int i;
+
+	/* A lower ceiling (rp_max_rate set, link speed read) applies at once. */
+	rpt->rc = min(rpt->rc, ceil);
+	rpt->rt = min(rpt->rt, ceil);
 
 	period = (u64)rocepath_dcqcn_param(dd, ROCEPATH_DCQCN_RP_DCE_TCP_RTT) * NSEC_PER_USEC;
 	if (now > rpt->t_alpha + period) {
@@ -130,7 +190,7 @@ static void rpt_advance(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_de
 	if (now > rpt->t_inc + period) {
 		n = div64_u64(now - rpt->t_inc, period);
 		rpt->t_inc += n * period;
-		if (rpt->rc >= rocepath_rpt_ceiling(dd))
+		if (rpt->rc >= ceil)
 			return;
 		for (i = 0; i < min_t(u64, n, RP_MAX_STEPS); i++)
 			rpt_increase(rpt, dd, true);
@@ -158,10 +218,12 @@ void rocepath_rpt_cnp(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev 
 	rpt->t_alpha = now;
 
 	if (!rpt->cnp_seen && first) {
+		rpt_cut_from_measured(rpt, now);
 		rpt->rt = rpt->rc;
 		rpt->rc = min_t(u64, (u64)first * 1000, rpt->rc);
 		rpt->t_dec = now;
 	} else if (!rpt->cnp_seen || now - rpt->t_dec >= monitor) {
+		rpt_cut_from_measured(rpt, now);
 		/*
 		 * The target follows the current rate only if the rate grew
 		 * since the last cut; with rp_clamp_tgt_rate_ati (mlx5's
@@ -217,6 +279,7 @@ u64 rocepath_rpt_tx(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *d
 
 	spin_lock_bh(&rpt->lock);
 	rpt_advance(rpt, dd, now);
+	rpt_measure(rpt, now, len);
 	if (breset && rpt->rc < rocepath_rpt_ceiling(dd)) {
 		rpt->bytes += len;
 		while (rpt->bytes >= breset && i++ < RP_MAX_STEPS) {

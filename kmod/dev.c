@@ -422,6 +422,7 @@ static int dev_add(struct ib_device *ibdev)
 	dev_generation++;
 	mutex_unlock(&dev_lock);
 	ib_set_client_data(ibdev, &rocepath_dev_client, d);
+	rocepath_dcqcn_link_changed(&d->dcqcn);
 	notify(d, ROCEPATH_CMD_DEV_ADD_NTF);
 	return 0;
 }
@@ -444,6 +445,7 @@ static void dev_remove(struct ib_device *ibdev, void *data)
 	list_del_rcu(&d->list);
 	dev_generation++;
 	mutex_unlock(&dev_lock);
+	rocepath_dcqcn_dev_stop(&d->dcqcn);
 	synchronize_rcu();
 	rocepath_qp_del_device(ibdev);
 	rocepath_flow_forget_dev(&d->dcqcn);

@@ -16,7 +16,7 @@ CACHE=${ROCEPATH_CACHE:-$TOP/.cache}
 KERNEL_METAS=${KERNEL_METAS:-"linux-image-amd64 linux-image-6.12-amd64"}
 
 PKGS="build-essential pkg-config bc flex bison libelf-dev kmod cpio xz-utils zstd
-      qemu-system-x86 busybox-static iproute2 tcpdump tshark
+      qemu-system-x86 busybox-static iproute2 ethtool tcpdump tshark
       rdma-core ibverbs-utils perftest rdmacm-utils libibverbs-dev librdmacm-dev
       libmnl-dev libnl-3-dev libnl-route-3-dev libjson-c-dev
       linux-headers-amd64 linux-headers-6.12-amd64 linux-source-6.12

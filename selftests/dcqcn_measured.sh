@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Proves a CNP cut starts from the flow's measured send rate: with mlx5's
+# default cc_params (rp_max_rate 0: a 10 Gb/s ceiling, far above what a
+# soft-RoCE flow sends), a flow that meets CE marks mid-transfer is paced
+# at or below what it measurably sent, not at half the ceiling. One CNP
+# per 4 s (np_min_time_between_cnps) and slow timer recovery keep the
+# rate readable; marking starts once the flow has been sending for a while.
+# The ceiling with rp_max_rate 0 is the link speed when the net device
+# reports one: h1's virtio NIC is told 1000 Mb/s before the module loads.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/flow_lib.sh"
+
+require_cmd ib_write_bw jq python3 tc ethtool
+
+# virtio-net reports no speed until one is set; the guest is thrown away
+# after the test, so it is not set back.
+on_host 1 "ethtool -s $NETDEV speed 1000 duplex full" ||
+	ksft_skip_all "cannot set a link speed on h1's $NETDEV"
+
+# Under TCG guest time advances in bursts: a window of 20 ms sees a
+# burst, not the flow's rate; half a second averages them out.
+rp_load_both rp_rate_window_ms=500 || ksft_skip_all "cannot load $ROCEPATH_KO"
+on_host 1 "tc qdisc replace dev $NETDEV root fq" || ksft_skip_all "no fq qdisc"
+defer on_host 1 "tc qdisc del dev $NETDEV root"
+dcqcn_set 2 "$IBDEV" '{"np-enable": 1, "np-min-time-between-cnps": 4095000}' ||
+	ksft_skip_all "dcqcn set on h2 failed"
+# mlx5 defaults, except timer-only recovery every 131 ms with 31 fast
+# recovery steps: the rate stays near the cut for about 4 s.
+dcqcn_set 1 "$IBDEV" '{"rp-enable": 1, "rp-time-reset": 131071, "rp-byte-reset": 0,
+	"rp-threshold": 31, "rp-dce-tcp-rtt": 131071}' || ksft_skip_all "dcqcn set on h1 failed"
+
+mark() {
+	on_host 2 "tc qdisc add dev $NETDEV clsact &&
+		tc filter add dev $NETDEV ingress pref 10 protocol ip u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			action pedit ex munge ip tos set 3 pipe action csum ip"
+}
+defer on_host 2 "tc qdisc del dev $NETDEV clsact"
+# Writes until the test stops them (reading the counters takes seconds,
+# more on a loaded host): the send rate measured first, then marks, then
+# the rate read once a CNP has arrived, while marks go on.
+h1_flow() {
+	flows_json 1 | jq -c --arg r "$(ip_hex "$PEER_IP4")" \
+		'[.[] | select(.remote == $r and ."rate-kbps" != null)] | max_by(."tx-packets")'
+}
+lgid=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
+rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
+	ksft_skip_all "no RoCEv2 GID for $PEER_IP4 on h2"
+on_host_bg 2 srv "ib_write_bw -d $IBDEV -x $rgid -s 4096 -D 240 -F -u 20"
+on_host_bg 1 cli "source selftests/lib.sh
+	retry 30 1 ib_write_bw -d $IBDEV -x $lgid -s 4096 -D 240 -F -u 20 $PEER_IP4"
+# The flow's own average send rate before any mark, from its counters.
+sleep 3
+f1=$(h1_flow) t1=$(date +%s.%N)
+sleep 3
+f2=$(h1_flow) t2=$(date +%s.%N)
+sent=$(jq -n --argjson a "${f1:-null}" --argjson b "${f2:-null}" --arg t1 "$t1" --arg t2 "$t2" \
+	'if $a == null or $b == null then 0 else
+	 (($b."tx-bytes" - $a."tx-bytes") * 8 / (($t2 | tonumber) - ($t1 | tonumber)) / 1000 | floor) end')
+ceiling=$(jq '."rate-kbps" // 0' <<<"${f2:-null}")
+log "before marks: the flow sends $sent kb/s, reported rate $ceiling kb/s"
+ksft_test "before any CNP the rate is h1's link speed, 1000000 kb/s (not the 10 Gb/s default)" \
+	test "$ceiling" = 1000000
+ksft_test "CE marking on h2 starts while the flow sends" mark
+cnp_seen() {
+	f=$(h1_flow)
+	[ "$(jq '."cnp-rx" // 0' <<<"$f")" -gt 0 ]
+}
+retry 30 1 cnp_seen
+kill_bg 1 cli
+kill_bg 2 srv
+log "marked: flow $f"
+rate=$(jq '."rate-kbps" // 0' <<<"$f")
+cnps=$(jq '."cnp-rx" // 0' <<<"$f")
+cut() {
+	# cut from what the flow sent (1.5x slack: the window is not the
+	# average), not from the 1 Gb/s ceiling (hundreds of Mb/s after a
+	# few halvings)
+	[ "$cnps" -gt 0 ] || { echo "no CNP reached h1"; return 1; }
+	[ "$sent" -gt 0 ] || { echo "no send rate measured before the marks"; return 1; }
+	awk -v r="$rate" -v s="$sent" 'BEGIN { exit !(r > 0 && r <= 1.5 * s) }'
+}
+ksft_test "after $cnps CNP(s) the rate is ${rate} kb/s, at most 1.5 x the $sent kb/s the flow sent" cut
+ksft_exit
