@@ -7,15 +7,67 @@
 # collide), drive RDMA traffic with several QPs, and show the plan, the pinned
 # QPs and the per-flow ECN/CNP counters from each host.
 #
-# Usage: scripts/demo.sh [-k 6.1|6.12]   (as root; a few minutes under TCG)
+# Then, part 2, the same idea on a fabric that really forwards
+# (examples/fabric: 2 leaves, 4 spines, 4 host guests and a fabric guest,
+# Documentation/fabric.rst): every host sends at once, first on the ports
+# the RDMA core derives from the QP numbers, then with rocepathd's plan,
+# then with a link down; the busiest spine link is counted on the fabric's
+# links, not taken from the planner's model.
+#
+# Usage: scripts/demo.sh [-k 6.1|6.12] [--no-fabric]
+#        (as root; a few minutes under TCG, about three more for part 2)
 # The guest part runs as `scripts/demo.sh --guest` under scripts/vm/run.sh.
 
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 
+# Part 2: selftests/fabric_balance.sh on the fabric, its findings shown
+# in the demo's words. Every figure comes from the fabric guest's
+# per-link packet captures and counters (selftests/fabric_check.py).
+demo_fabric() { # KERNEL-RELEASE
+	local out rc unpinned planned failed
+	out=$(mktemp) || return 1
+	printf '\n\033[1m%s\033[0m\n' "=== part 2: the plan on a leaf-spine fabric that forwards ==="
+	echo "  examples/fabric: leaf0 and leaf1, 4 spines, h1 h2 on leaf0, h3 h4 on leaf1; every"
+	echo "  switch a network namespace in a fabric guest, ECMP routes that hash the UDP"
+	echo "  source port; every host runs ib_write_bw -q 4 to the other leaf's hosts at once."
+	echo "demo: booting 4 host guests and the fabric guest (TCG: about three minutes)..."
+	"$TOP/scripts/vm/run.sh" -k "$1" -t 900 "$TOP/selftests/fabric_balance.sh" >"$out" 2>"$out.err"
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		tail -n 30 "$out" "$out.err"
+		echo "demo: the fabric run failed (exit $rc)"
+		rm -f "$out" "$out.err"
+		return 1
+	fi
+	# The uplinks (leaf -> spine) of each phase's byte table; the reverse
+	# direction carries the same flows' replies.
+	sed -n 's/^.*# bytes per spine link, \(.*\)$/  bytes per uplink (leaf -> spine), \1/p
+		s/^.*# \(observed .*\|plan.*\)$/  \1/p
+		s/^.*#   # \(leaf[^ ]* *spine[0-9].*\)$/      \1/p' "$out" |
+		cut -c1-160
+	unpinned=$(sed -n 's/.*observed without pinning: .*busiest spine link \([0-9]*\) flows.*/\1/p' "$out" | head -n1)
+	planned=$(sed -n 's/.*observed with the plan: .*busiest spine link \([0-9]*\) flows.*/\1/p' "$out" | head -n1)
+	failed=$(sed -n 's/.*observed with the plan: .*busiest spine link \([0-9]*\) flows.*/\1/p' "$out" | sed -n 2p)
+	rm -f "$out" "$out.err"
+	if [ -z "$unpinned" ] || [ -z "$planned" ]; then
+		echo "demo: no observed link loads in the fabric run"
+		return 1
+	fi
+	printf '\n\033[1m  => busiest spine link: %s flows with the plan, %s with default ports%s\033[0m\n' \
+		"$planned" "$unpinned" "${failed:+ ($failed with a link down, re-planned)}"
+	echo "     (counted on the fabric's links while the traffic ran)"
+}
+
 if [ "${1:-}" != --guest ]; then
-	kern=6.12
-	[ "${1:-}" = -k ] && kern=${2:?-k needs 6.1 or 6.12}
+	kern=6.12 fabric=1
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-k) kern=${2:?-k needs 6.1 or 6.12}; shift 2 ;;
+		--no-fabric) fabric=0; shift ;;
+		*) echo "usage: scripts/demo.sh [-k 6.1|6.12] [--no-fabric]" >&2; exit 2 ;;
+		esac
+	done
 	# shellcheck disable=SC1091
 	. "$TOP/.cache/kernels.env" 2>/dev/null || { "$TOP/scripts/deps.sh" && . "$TOP/.cache/kernels.env"; }
 	case $kern in
@@ -34,6 +86,10 @@ if [ "${1:-}" != --guest ]; then
 	echo "demo: booting two QEMU guests (TCG: slow, about a minute)..."
 	"$TOP/scripts/vm/run.sh" -k "$rel" -t 600 scripts/demo.sh --guest
 	rc=$?
+	if [ "$rc" = 0 ] && [ "$fabric" = 1 ]; then
+		demo_fabric "$rel"
+		rc=$?
+	fi
 	echo "demo: finished in $(($(date +%s) - start)) s (exit $rc)"
 	exit $rc
 fi
