@@ -83,6 +83,10 @@ void rp_err_set(struct rp_err *err, const char *file, const char *path,
 		int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
+/* qsort comparators: ints ascending, jobs by id (plan_place.c) */
+int rp_cmp_int(const void *a, const void *b);
+int rp_job_cmp(const void *a, const void *b);
+
 /* Reads a whole file; -errno. */
 int rp_read_file(const char *path, char **text, size_t *len);
 

@@ -51,4 +51,11 @@ int rp_json_str(struct pctx *c, json_object *obj, const char *opath,
 int rp_json_load_file(const char *path, char **text, size_t *len,
 		      struct rp_err *err);
 
+/*
+ * A placement document (plan_place.c): parsed, an object, with a "jobs"
+ * array; *root is freed (and NULL) on error.
+ */
+int rp_place_json(struct pctx *c, const char *text, size_t len,
+		  json_object **root, json_object **jobs);
+
 #endif /* ROCEPATH_PLAN_JSON_H */

@@ -26,14 +26,14 @@ void rp_place_free(struct rp_place *p)
 	free(p);
 }
 
-static int cmp_int(const void *a, const void *b)
+int rp_cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_job(const void *a, const void *b)
+int rp_job_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct rp_job *)a)->id,
 		      ((const struct rp_job *)b)->id);
@@ -100,7 +100,7 @@ static int parse_job(struct pctx *c, const struct rp_topo *t, json_object *j,
 				return rp_json_err(c, q, "duplicate rail %d",
 						   job->rails[i]);
 	}
-	qsort(job->rails, n, sizeof(int), cmp_int);
+	qsort(job->rails, n, sizeof(int), rp_cmp_int);
 	n = json_object_array_length(hosts);
 	if (!n) {
 		rp_json_pathf(q, sizeof(q), "%s.hosts", p);
@@ -134,6 +134,25 @@ static int parse_job(struct pctx *c, const struct rp_topo *t, json_object *j,
 	return 0;
 }
 
+int rp_place_json(struct pctx *c, const char *text, size_t len,
+		  json_object **root, json_object **jobs)
+{
+	int ret = rp_json_parse(c, text, len, root);
+
+	if (ret)
+		return ret;
+	if (!json_object_is_type(*root, json_type_object))
+		ret = rp_json_err(c, "", "expected an object");
+	else
+		ret = rp_json_member(c, *root, "", "jobs", json_type_array,
+				     true, jobs);
+	if (ret) {
+		rp_json_put(*root);
+		*root = NULL;
+	}
+	return ret;
+}
+
 int rp_place_parse(const char *name, const char *text, size_t len,
 		   const struct rp_topo *t, struct rp_place **out,
 		   struct rp_err *err)
@@ -144,7 +163,7 @@ int rp_place_parse(const char *name, const char *text, size_t len,
 	char p[300];
 	int ret;
 
-	ret = rp_json_parse(&c, text, len, &root);
+	ret = rp_place_json(&c, text, len, &root, &jobs);
 	if (ret)
 		return ret;
 	pl = calloc(1, sizeof(*pl));
@@ -152,13 +171,6 @@ int rp_place_parse(const char *name, const char *text, size_t len,
 		rp_json_put(root);
 		return -ENOMEM;
 	}
-	if (!json_object_is_type(root, json_type_object)) {
-		ret = rp_json_err(&c, "", "expected an object");
-		goto out;
-	}
-	ret = rp_json_member(&c, root, "", "jobs", json_type_array, true, &jobs);
-	if (ret)
-		goto out;
 	pl->jobs = calloc(json_object_array_length(jobs) + 1,
 			  sizeof(*pl->jobs));
 	if (!pl->jobs) {
@@ -181,7 +193,7 @@ int rp_place_parse(const char *name, const char *text, size_t len,
 			}
 		}
 	}
-	qsort(pl->jobs, pl->njobs, sizeof(*pl->jobs), cmp_job);
+	qsort(pl->jobs, pl->njobs, sizeof(*pl->jobs), rp_job_cmp);
 out:
 	rp_json_put(root);
 	if (ret) {

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rocepathd Prometheus metrics: collect, render, write atomically. */
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "atomic.h"
 #include "rpd_log.h"
 #include "metrics.h"
 #include "rp_netlink.h"
@@ -313,54 +312,15 @@ int rpd_metrics_render(FILE *fp, const struct rpd_metrics_data *d)
 
 /* ---- writing ------------------------------------------------------------ */
 
+static int render_to(FILE *fp, void *d)
+{
+	return rpd_metrics_render(fp, d);
+}
+
+/* node_exporter runs as its own user: rp_write_atomic() makes it 0644. */
 int rpd_metrics_write_file(const char *path, const struct rpd_metrics_data *d)
 {
-	char *dup = strdup(path), *tmp = NULL;
-	FILE *fp = NULL;
-	int fd = -1, ret;
-
-	if (!dup)
-		return -ENOMEM;
-	if (asprintf(&tmp, "%s/.%s.XXXXXX", dirname(dup), basename((char *)path)) < 0) {
-		tmp = NULL;
-		ret = -ENOMEM;
-		goto out;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	/* mkostemp() creates 0600; node_exporter runs as its own user. */
-	if (fchmod(fd, 0644) < 0) {
-		ret = -errno;
-		goto unlink;
-	}
-	fp = fdopen(fd, "w");
-	if (!fp) {
-		ret = -errno;
-		goto unlink;
-	}
-	fd = -1;
-	ret = rpd_metrics_render(fp, d);
-	if (fclose(fp) && !ret)
-		ret = -errno;
-	fp = NULL;
-	if (ret)
-		goto unlink;
-	if (rename(tmp, path) < 0) {
-		ret = -errno;
-		goto unlink;
-	}
-	goto out;
-unlink:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-out:
-	free(tmp);
-	free(dup);
-	return ret;
+	return rp_write_atomic(path, false, render_to, (void *)d);
 }
 
 /* ---- the QP check --------------------------------------------------------- */

@@ -16,6 +16,8 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
 
+#include <json-c/json.h>
+
 #include "rp_netlink.h"
 #include "parse.h"
 
@@ -121,8 +123,15 @@ static int run(const char *const *args, char *out, size_t olen, char *err,
 	}
 	close(po[1]);
 	close(pe[1]);
-	n = read(po[0], out, olen - 1);
-	out[n > 0 ? n : 0] = '\0';
+	/* until EOF: a long output comes in several pipe reads */
+	for (size_t got = 0;;) {
+		n = read(po[0], out + got, olen - 1 - got);
+		if (n > 0)
+			got += n;
+		out[got] = '\0';
+		if (n <= 0 || got == olen - 1)
+			break;
+	}
 	n = read(pe[0], err, elen - 1);
 	err[n > 0 ? n : 0] = '\0';
 	close(po[0]);
@@ -190,6 +199,25 @@ static const struct {
 	  "Error: dcqcn set: unknown parameter \"rp-ai-rate\"" },
 	{ { "stats", "extra" }, 1, "Error: stats: unknown argument \"extra\"" },
 	{ { "monitor", "extra" }, 1, "Error: monitor: unknown argument" },
+	{ { "place", "topology", "t.json", "placement", "p.json" }, 1,
+	  "Error: place: topology, placement, job and hosts are required." },
+	{ { "place", "topology", "t", "placement", "p", "job", "j", "hosts",
+	    "0" }, 1, "Error: place: hosts \"0\" is not a number in 1..1048576." },
+	{ { "place", "job", "j", "job", "k" }, 1, "Error: place: job: given twice." },
+	{ { "place", "rails", "0,,1" }, 1,
+	  "Error: place: rails \"0,,1\": expected R[,R...]." },
+	{ { "place", "rails", "0,x" }, 1,
+	  "Error: place: rail \"x\" is not a number in 0..65535." },
+	{ { "place", "pattern", "tree" }, 1,
+	  "Error: place: unknown pattern \"tree\" (ring, alltoall)." },
+	{ { "place", "policy", "best" }, 1,
+	  "Error: place: unknown policy \"best\"" },
+	{ { "place", "topology", "t", "placement", "p", "job", "j", "hosts",
+	    "2", "seed", "1" }, 1, "Error: place: seed is for policy random only." },
+	{ { "place", "topology", "/nonexistent.json", "placement", "p", "job",
+	    "j", "hosts", "2" }, 1,
+	  "Error: /nonexistent.json: cannot read: No such file or directory." },
+	{ { "place", "frob", "1" }, 1, "Error: place: unknown argument \"frob\"" },
 };
 
 TEST(bad_input_rejected_before_sending)
@@ -240,6 +268,77 @@ TEST(bad_pins_file_names_file_and_index)
 		 path);
 	EXPECT_STREQ(want, err);
 	EXPECT_STREQ("", out);
+}
+
+/* The example AI zone next to the binary's tree (tests/bin/../../..). */
+static void example(char *buf, size_t len, const char *file)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = '\0';
+	snprintf(buf, len, "%s/../../../examples/ai-zone/%s", exe, file);
+}
+
+/*
+ * place end to end: -j prints the advice, out writes a placement that
+ * `plan` accepts, and placing the same job again names the file.
+ */
+TEST(place_writes_a_plannable_placement)
+{
+	char dir[] = "/tmp/rp-test-place-XXXXXX", topo[PATH_MAX + 64];
+	char place[PATH_MAX + 64], outp[PATH_MAX + 64], want[PATH_MAX + 128];
+	const char *text = "{\"jobs\": [{\"id\": \"old\", \"pattern\": \"ring\","
+			   " \"rails\": [0, 1], \"hosts\": [\"host00000\","
+			   " \"host00017\", \"host00034\"]}]}\n";
+	const char *adv[] = { "-j", "place", "topology", topo, "placement", place,
+			      "job", "new", "hosts", "16", "rails", "0,1",
+			      "qps", "2", "out", outp, NULL };
+	const char *plan[] = { "plan", "topology", topo, "placement", outp, NULL };
+	static char out[1 << 16];
+	char err[4096];
+	json_object *o;
+	FILE *fp;
+	int st;
+
+	example(topo, sizeof(topo), "topology.json");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(place, sizeof(place), "%s/placement.json", dir);
+	snprintf(outp, sizeof(outp), "%s/new.json", dir);
+	fp = fopen(place, "w");
+	ASSERT_NE(NULL, fp);
+	fputs(text, fp);
+	fclose(fp);
+	st = run(adv, out, sizeof(out), err, sizeof(err));
+	if (st == -2)
+		SKIP(return, "rocepath binary not built");
+	ASSERT_EQ(0, st) TH_LOG("%s", err);
+	o = json_tokener_parse(out);
+	ASSERT_NE(NULL, o);
+	EXPECT_EQ(16, json_object_array_length(json_object_object_get(o, "hosts")));
+	/* 16 free hosts in one rack: the whole rack, nothing crosses the fabric */
+	EXPECT_EQ(1, json_object_array_length(json_object_object_get(o, "racks")));
+	EXPECT_EQ(0, json_object_get_int(json_object_object_get(
+		json_object_object_get(o, "after"), "job_fabric_flows")));
+	EXPECT_STREQ(outp, json_object_get_string(
+		json_object_object_get(o, "placement")));
+	json_object_put(o);
+	EXPECT_EQ(0, run(plan, out, sizeof(out), err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(out, "job new rail 1 "));
+
+	/* the adopted file already has the job */
+	adv[5] = outp;
+	adv[15] = place;
+	EXPECT_EQ(1, run(adv, out, sizeof(out), err, sizeof(err)));
+	snprintf(want, sizeof(want),
+		 "Error: %s: .jobs: job \"new\" is already placed.\n", outp);
+	EXPECT_STREQ(want, err);
+	EXPECT_STREQ("", out);
+	unlink(place);
+	unlink(outp);
+	rmdir(dir);
 }
 
 TEST(missing_module_is_clear)
