@@ -374,7 +374,8 @@ static int family_cb(const struct nlmsghdr *nlh, void *data)
 	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
 		switch (mnl_attr_get_type(a)) {
 		case CTRL_ATTR_FAMILY_ID:
-			fam->id = mnl_attr_get_u16(a);
+			if (mnl_attr_validate(a, MNL_TYPE_U16) == 0)
+				fam->id = mnl_attr_get_u16(a);
 			break;
 		case CTRL_ATTR_MCAST_GROUPS:
 			mnl_attr_for_each_nested(g, a) {
@@ -383,10 +384,12 @@ static int family_cb(const struct nlmsghdr *nlh, void *data)
 
 				mnl_attr_for_each_nested(ga, g) {
 					if (mnl_attr_get_type(ga) ==
-					    CTRL_ATTR_MCAST_GRP_NAME)
+					    CTRL_ATTR_MCAST_GRP_NAME &&
+					    mnl_attr_validate(ga, MNL_TYPE_NUL_STRING) == 0)
 						name = mnl_attr_get_str(ga);
 					else if (mnl_attr_get_type(ga) ==
-						 CTRL_ATTR_MCAST_GRP_ID)
+						 CTRL_ATTR_MCAST_GRP_ID &&
+						 mnl_attr_validate(ga, MNL_TYPE_U32) == 0)
 						id = mnl_attr_get_u32(ga);
 				}
 				if (!name || fam->ngroups == NL_MAX_GROUPS)
@@ -744,6 +747,10 @@ static int pins_cb(const struct nlmsghdr *nlh, void *data)
 		int ret;
 
 		if (mnl_attr_get_type(a) == ROCEPATH_A_GENERATION) {
+			if (mnl_attr_validate(a, MNL_TYPE_U32) < 0) {
+				set_err(c->nl, "malformed generation in pin dump");
+				return -EINVAL;
+			}
 			pins->generation = mnl_attr_get_u32(a);
 			continue;
 		}
