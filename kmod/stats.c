@@ -12,6 +12,7 @@
 #include "qp.h"
 #include "qp_probe.h"
 #include "stats.h"
+#include "stats-gen.h"
 
 struct rocepath_pcpu_stats __percpu *rocepath_stats;
 
@@ -39,8 +40,7 @@ void rocepath_stats_exit(void)
 
 /*
  * What stats-get reports, gathered first so the reply is one table walk.
- * Every value is held as u64; the table gives each attribute the width
- * the spec declares for it.
+ * Every value is held as u64 and sent at the width the spec declares.
  */
 struct stats_snapshot {
 	u64 hook[ROCEPATH_STAT_MAX];
@@ -52,40 +52,41 @@ struct stats_snapshot {
 	u64 ntf_dropped, ntf_limit;
 };
 
-#define STAT(attr, field, width)					\
+/* The width is the spec's (stats-gen.h): u32 or u64. */
+#define STAT(attr, field)						\
 	{ ROCEPATH_A_STATS_##attr, offsetof(struct stats_snapshot, field),	\
-	  (width) }
+	  ROCEPATH_A_STATS_##attr##_WIDTH }
 
 static const struct {
 	u16 type;
 	u16 off;
 	u8 width;
 } stats_attrs[] = {
-	STAT(HOOK_CALLS, hook[ROCEPATH_STAT_HOOK_CALLS], 8),
-	STAT(QPS_SEEN, hook[ROCEPATH_STAT_QPS_SEEN], 8),
-	STAT(QPS_PINNED, hook[ROCEPATH_STAT_QPS_PINNED], 8),
-	STAT(QPS_SKIPPED, hook[ROCEPATH_STAT_QPS_SKIPPED], 8),
-	STAT(RULE_MISSES, hook[ROCEPATH_STAT_RULE_MISSES], 8),
-	STAT(FLOW_LABELS_OVERRIDDEN, hook[ROCEPATH_STAT_FL_OVERRIDDEN], 8),
-	STAT(QPS_UNTRACKED, hook[ROCEPATH_STAT_QPS_UNTRACKED], 8),
-	STAT(RULES, rules, 4),
-	STAT(RULES_MAX, rules_max, 4),
-	STAT(SPORTS_MAX, sports_max, 4),
-	STAT(GENERATION, generation, 4),
-	STAT(QPS, qps, 4),
-	STAT(QPS_MAX, qps_max, 4),
-	STAT(FLOWS, flows, 4),
-	STAT(FLOWS_MAX, flows_max, 4),
-	STAT(FLOW_EVICTIONS, flow_evictions, 8),
-	STAT(FLOW_ALLOC_FAILURES, flow_alloc_failures, 8),
-	STAT(CNP_TX, cnp_tx, 8),
-	STAT(CNP_RX, cnp_rx, 8),
-	STAT(NTF_DROPPED, ntf_dropped, 8),
-	STAT(NTF_QUEUE_LIMIT, ntf_limit, 4),
-	STAT(QPS_ROLLED_BACK, hook[ROCEPATH_STAT_QPS_ROLLED_BACK], 8),
-	STAT(PROBE_SLOTS, probe_slots, 4),
-	STAT(PROBE_MISSED, probe_missed, 8),
-	STAT(FLOW_RX_ONLY_REFUSED, flow_rx_only_refused, 8),
+	STAT(HOOK_CALLS, hook[ROCEPATH_STAT_HOOK_CALLS]),
+	STAT(QPS_SEEN, hook[ROCEPATH_STAT_QPS_SEEN]),
+	STAT(QPS_PINNED, hook[ROCEPATH_STAT_QPS_PINNED]),
+	STAT(QPS_SKIPPED, hook[ROCEPATH_STAT_QPS_SKIPPED]),
+	STAT(RULE_MISSES, hook[ROCEPATH_STAT_RULE_MISSES]),
+	STAT(FLOW_LABELS_OVERRIDDEN, hook[ROCEPATH_STAT_FL_OVERRIDDEN]),
+	STAT(QPS_UNTRACKED, hook[ROCEPATH_STAT_QPS_UNTRACKED]),
+	STAT(RULES, rules),
+	STAT(RULES_MAX, rules_max),
+	STAT(SPORTS_MAX, sports_max),
+	STAT(GENERATION, generation),
+	STAT(QPS, qps),
+	STAT(QPS_MAX, qps_max),
+	STAT(FLOWS, flows),
+	STAT(FLOWS_MAX, flows_max),
+	STAT(FLOW_EVICTIONS, flow_evictions),
+	STAT(FLOW_ALLOC_FAILURES, flow_alloc_failures),
+	STAT(CNP_TX, cnp_tx),
+	STAT(CNP_RX, cnp_rx),
+	STAT(NTF_DROPPED, ntf_dropped),
+	STAT(NTF_QUEUE_LIMIT, ntf_limit),
+	STAT(QPS_ROLLED_BACK, hook[ROCEPATH_STAT_QPS_ROLLED_BACK]),
+	STAT(PROBE_SLOTS, probe_slots),
+	STAT(PROBE_MISSED, probe_missed),
+	STAT(FLOW_RX_ONLY_REFUSED, flow_rx_only_refused),
 };
 
 static void stats_gather(struct stats_snapshot *st)

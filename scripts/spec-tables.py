@@ -7,6 +7,7 @@ outputs for staleness the same way, so the spec stays the one source of:
 
   req     kmod/netlink-req.h   the top-level attributes each request may carry
   kdcqcn  kmod/dcqcn-gen.h     DCQCN parameter indices and defaults (kernel)
+  kstats  kmod/stats-gen.h     the width of each stats attribute (kernel)
   spec-h, spec-c
           daemon/lib/spec-gen.[ch]  userspace: DCQCN names, ranges and
                                     defaults; every attribute set (name,
@@ -113,6 +114,23 @@ def gen_kdcqcn(spec, consts):
     return out
 
 
+def gen_kstats(spec, consts):
+    st = next(a for a in spec['attribute-sets'] if a['name'] == 'stats')
+    pfx = c_name(st.get('name-prefix', spec['name'] + '-a-stats-'))
+    out = ["/* SPDX-License-Identifier: GPL-2.0 */",
+           banner(spec, "The width in bytes of each stats attribute (u32 or u64)."),
+           "#ifndef _ROCEPATH_STATS_GEN_H", "#define _ROCEPATH_STATS_GEN_H", ""]
+    for a in st['attributes']:
+        if a['type'] in ('unused', 'pad'):
+            continue
+        if a['type'] not in ('u32', 'u64'):
+            sys.exit(f"spec-tables: stats attribute {a['name']}: type {a['type']}, "
+                     "the module reports u32 and u64 only")
+        out.append(f"#define {pfx}{c_name(a['name'])}_WIDTH\t{4 if a['type'] == 'u32' else 8}")
+    out += ["", "#endif /* _ROCEPATH_STATS_GEN_H */"]
+    return out
+
+
 NUMBERS = ('u8', 'u16', 'u32', 'u64')
 # Spec types a decoder reads; unused and pad attributes are never decoded.
 DECODED = NUMBERS + ('string', 'binary', 'nest')
@@ -213,7 +231,7 @@ def gen_spec_c(spec, consts):
     return out
 
 
-GEN = {'req': gen_req, 'kdcqcn': gen_kdcqcn,
+GEN = {'req': gen_req, 'kdcqcn': gen_kdcqcn, 'kstats': gen_kstats,
        'spec-h': gen_spec_h, 'spec-c': gen_spec_c}
 
 if __name__ == '__main__':
