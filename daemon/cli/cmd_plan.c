@@ -78,21 +78,17 @@ int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 			usage();
 			return 0;
 		} else {
-			usage();
 			return rp_error("plan: unknown argument \"%s\"", *argv);
 		}
-		if (argc < 2) {
-			usage();
+		if (argc < 2)
 			return rp_error("plan: \"%s\" needs a value", *argv);
-		}
 		*dst = argv[1];
 		argc -= 2;
 		argv += 2;
 	}
-	if (!topo || !place) {
-		usage();
+	/* Errors are one line (Documentation/cli.rst); "plan help" shows usage. */
+	if (!topo || !place)
 		return rp_error("plan: topology and placement files are required");
-	}
 	memset(&err, 0, sizeof(err));
 	ret = rp_plan_from_files_stable(topo, place, prev, &plan, &err);
 	if (ret)

@@ -218,6 +218,10 @@ static const struct {
 	    "j", "hosts", "2" }, 1,
 	  "Error: /nonexistent.json: cannot read: No such file or directory." },
 	{ { "place", "frob", "1" }, 1, "Error: place: unknown argument \"frob\"" },
+	{ { "plan", "frob", "1" }, 1, "Error: plan: unknown argument \"frob\"" },
+	{ { "plan", "topology" }, 1, "Error: plan: \"topology\" needs a value" },
+	{ { "plan", "topology", "t.json" }, 1,
+	  "Error: plan: topology and placement files are required" },
 };
 
 TEST(bad_input_rejected_before_sending)
