@@ -6,7 +6,9 @@
 #
 # Each guest keeps its own config, topology and placement under
 # /run/rocepath (tmpfs: inotify sees changes made on the guest, which it
-# would not on the shared 9p tree), logs to /run/rocepath/rocepathd.log
+# would not on the shared 9p tree), its re-plan state in /run/rocepath/state
+# (emptied by rpd_setup: a test starts from scratch, so its first plan is
+# `rocepath plan`'s), logs to /run/rocepath/rocepathd.log
 # and writes its pid to /run/rocepath/rocepathd.pid.
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
@@ -26,9 +28,11 @@ rpd_setup() {
 	on_host "$n" "set -e; mkdir -p $RPD_DIR
 		lsmod | grep -q '^rocepath ' || insmod '$ROCEPATH_KO'
 		cp '$RPD_EXAMPLE/topology.json' '$RPD_EXAMPLE/placement.json' $RPD_DIR/
+		rm -rf $RPD_DIR/state
 		cat > $RPD_DIR/rocepathd.conf <<'CONF'
 {\"topology\": \"$RPD_DIR/topology.json\",
  \"placement\": \"$RPD_DIR/placement.json\",
+ \"state_dir\": \"$RPD_DIR/state\",
  \"dcqcn\": {\"*\": {\"np_enable\": 1, \"rp_enable\": 1, \"rp_ai_rate\": 7}},
  \"debounce_ms\": 100, \"log_level\": \"debug\"}
 CONF"
@@ -97,7 +101,7 @@ print('\\n'.join(str(p) for p in sorted({f['sport'] for f in plan['flows']
 	# through rocepathd --check (the host's pins; remote = dst's address).
 	local conf
 	conf=$(mktemp)
-	printf '{"topology": "%s", "placement": "%s", "host": "%s"}' \
+	printf '{"topology": "%s", "placement": "%s", "host": "%s", "stable_replan": false}' \
 		"$RPD_EXAMPLE/topology.json" "$place" "$src" >"$conf"
 	"$RPD_BIN" -c "$conf" --check |
 		sed -n "s/^pin 192\\.0\\.2\\.${dst#h} sport \\([0-9,]*\\)\$/\\1/p" | tr , '\n'

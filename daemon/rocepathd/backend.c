@@ -14,11 +14,14 @@
 #include "mlx5.h"
 #include "rp_netlink.h"
 #include "plan.h"
+#include "plan_json.h"	/* rp_json_load_file() */
+#include "replan_state.h"
 
 void rpd_kernel_init(struct rpd_kernel *k, bool dry_run)
 {
 	memset(k, 0, sizeof(*k));
 	k->dry_run = dry_run;
+	k->replan.persist = !dry_run;
 	k->sysfs_ib = RPD_SYSFS_IB;
 	k->debugfs_mlx5 = RPD_DEBUGFS_MLX5;
 	memset(&k->dry_installed, 0, sizeof(k->dry_installed));
@@ -30,32 +33,169 @@ void rpd_kernel_free(struct rpd_kernel *k)
 		rp_nl_close(k->nl);
 	k->nl = NULL;
 	rp_pins_free(&k->dry_installed);
+	rpd_replan_free(&k->replan);
 }
 
 int rpd_plan_files(const struct rpd_config *cfg, struct rp_pins *out,
 		   char *summary, size_t slen, char *err, size_t errlen)
 {
-	return rpd_plan_files_sum(cfg, out, NULL, summary, slen, err, errlen);
+	return rpd_plan_files_sum(cfg, NULL, out, NULL, summary, slen, err,
+				  errlen);
 }
 
-int rpd_plan_files_sum(const struct rpd_config *cfg, struct rp_pins *out,
-		       struct rp_plan_summary *sum, char *summary, size_t slen,
-		       char *err, size_t errlen)
+void rpd_replan_free(struct rpd_replan *rp)
 {
-	const struct rp_plan_summary *s;
-	struct rp_pins pins = { 0 };
+	rpd_replan_state_free(&rp->st);
+	free(rp->dir);
+	rp->dir = NULL;
+}
+
+/* The consequence, said with every from-scratch fallback. */
+#define SCRATCH_WHY \
+	"planning from scratch; where the other hosts re-planned from a previous " \
+	"placement this host's ports differ from theirs (links may be less " \
+	"balanced than planned) until the next placement change"
+
+/* Loads the recorded state once per state directory; a bad file is empty. */
+static void replan_load(struct rpd_replan *rp, const struct rpd_config *cfg)
+{
+	char err[768];
+	int ret;
+
+	if (rp->dir && !strcmp(rp->dir, cfg->state_dir))
+		return;
+	free(rp->dir);
+	rp->dir = strdup(cfg->state_dir);
+	ret = rpd_replan_state_load(cfg->state_dir, &rp->st, err, sizeof(err));
+	if (ret == -ENOENT)
+		rpd_info("no re-plan state in %s yet", cfg->state_dir);
+	else if (ret)
+		rpd_warn("ignoring the re-plan state: %s", err);
+}
+
+/*
+ * The previous placement's plan for a stable re-plan of @cur (NULL when
+ * planning from scratch), which refers to *pp (free it after the plan);
+ * *prev and *prev_len get the placement used, which points into @rp or
+ * @own_prev.
+ */
+static struct rp_plan *replan_prev(struct rpd_replan *rp,
+				   const struct rpd_config *cfg,
+				   const struct rp_topo *t, const char *cur,
+				   size_t cur_len, struct rp_place **pp,
+				   char **own_prev, const char **prev,
+				   size_t *prev_len, const char **src)
+{
 	struct rp_plan *plan = NULL;
+	struct rp_err perr;
+	char ebuf[768];
+	bool same;
+	int ret;
+
+	*prev = NULL;
+	*prev_len = 0;
+	memset(&perr, 0, sizeof(perr));
+	if (cfg->previous_placement) {
+		/* the scheduler's record wins: it is the same on every host */
+		*src = cfg->previous_placement;
+		ret = rp_read_file(*src, own_prev, prev_len);
+		if (ret) {
+			rpd_warn("previous_placement %s: cannot read: %s; " SCRATCH_WHY,
+				 *src, strerror(-ret));
+			*prev_len = 0;
+			return NULL;
+		}
+		*prev = *own_prev;
+	} else {
+		*src = "the placement of the last plan";
+		same = rpd_replan_previous(&rp->st, cur, cur_len, prev, prev_len);
+		if (!*prev) {
+			if (!same)
+				rpd_warn("no previous placement recorded in %s/%s: " SCRATCH_WHY,
+					 cfg->state_dir, RPD_REPLAN_STATE_FILE);
+			return NULL;
+		}
+		if (same)
+			*src = "the previous placement of the last plan";
+	}
+	if (!rp_place_parse("previous placement", *prev, *prev_len, t, pp, &perr))
+		rp_plan_compute(t, *pp, &plan, &perr);
+	if (!plan) {
+		rpd_warn("%s (%s) does not plan on this topology: %s; " SCRATCH_WHY,
+			 "previous placement", *src,
+			 rp_err_str(&perr, ebuf, sizeof(ebuf)));
+		*prev = NULL;
+		*prev_len = 0;
+	}
+	return plan;
+}
+
+static bool bytes_eq(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return (!a && !b) || (a && b && alen == blen && !memcmp(a, b, alen));
+}
+
+/* After a good plan: @cur was planned with @prev (NULL: from scratch). */
+static void replan_record(struct rpd_replan *rp, const struct rpd_config *cfg,
+			  const char *cur, size_t len, const char *prev,
+			  size_t prev_len)
+{
+	char err[768];
+
+	if (bytes_eq(rp->st.placement, rp->st.placement_len, cur, len) &&
+	    bytes_eq(rp->st.previous, rp->st.previous_len, prev, prev_len))
+		return;
+	if (rpd_replan_state_set(&rp->st, cur, len, prev, prev_len)) {
+		rpd_warn("out of memory recording the re-plan state");
+		rpd_replan_state_free(&rp->st);
+		return;
+	}
+	if (rp->persist &&
+	    rpd_replan_state_save(cfg->state_dir, &rp->st, err, sizeof(err)))
+		rpd_warn("%s; after a restart this host plans as if it had no previous placement",
+			 err);
+}
+
+int rpd_plan_files_sum(const struct rpd_config *cfg, struct rpd_replan *rp,
+		       struct rp_pins *out, struct rp_plan_summary *sum,
+		       char *summary, size_t slen, char *err, size_t errlen)
+{
+	struct rpd_replan check = { 0 };	/* --check: read, never write */
+	const char *prev = NULL, *src = NULL;
+	struct rp_plan *plan = NULL, *prev_plan = NULL;
+	const struct rp_plan_summary *s;
+	char *text = NULL, *own_prev = NULL;
+	struct rp_pins pins = { 0 };
+	struct rp_place *p = NULL, *pp = NULL;
+	struct rp_topo *t = NULL;
+	size_t len = 0, prev_len = 0;
 	struct rp_err perr;
 	int ret;
 
 	memset(&perr, 0, sizeof(perr));
-	ret = rp_plan_from_files(cfg->topology, cfg->placement, &plan, &perr);
+	ret = rp_topo_load(cfg->topology, &t, &perr);
+	/* planned from these bytes, and these bytes are what is recorded */
+	if (!ret)
+		ret = rp_json_load_file(cfg->placement, &text, &len, &perr);
+	if (!ret)
+		ret = rp_place_parse(cfg->placement, text, len, t, &p, &perr);
+	if (!ret && cfg->stable_replan) {
+		if (!rp)
+			rp = &check;
+		replan_load(rp, cfg);
+		prev_plan = replan_prev(rp, cfg, t, text, len, &pp, &own_prev,
+					&prev, &prev_len, &src);
+	}
+	if (!ret)
+		ret = rp_plan_compute_stable(t, p, prev_plan, &plan, &perr);
+	rp_plan_free(prev_plan);
+	rp_place_free(pp);
 	if (ret) {
 		rp_err_str(&perr, err, errlen);
 		if (!err[0])
 			snprintf(err, errlen, "planning %s + %s: %s", cfg->topology,
 				 cfg->placement, strerror(-ret));
-		return ret;
+		goto out;
 	}
 	ret = rp_plan_host_pins(plan, cfg->host, &pins);
 	if (ret) {
@@ -79,12 +219,21 @@ int rpd_plan_files_sum(const struct rpd_config *cfg, struct rp_pins *out,
 		*sum = *s;
 	if (s && summary)
 		snprintf(summary, slen,
-			 "fabric: %u flows, %u unplaced, max link load %u flows, lower bound %u, ECMP baseline %u",
+			 "fabric: %u flows, %u unplaced, max link load %u flows, lower bound %u, ECMP baseline %u; %s%s",
 			 s->flows, s->unplaced, s->max_link_flows, s->lower_bound,
-			 s->ecmp_max_link_flows);
+			 s->ecmp_max_link_flows,
+			 prev ? "stable re-plan from " : "planned from scratch",
+			 prev ? src : "");
+	if (cfg->stable_replan && rp != &check)
+		replan_record(rp, cfg, text, len, prev, prev_len);
 out:
 	rp_pins_free(&pins);
 	rp_plan_free(plan);
+	rp_place_free(p);
+	rp_topo_free(t);
+	rpd_replan_free(&check);
+	free(own_prev);
+	free(text);
 	return ret;
 }
 
@@ -95,7 +244,8 @@ static int be_plan(void *ctx, const struct rpd_config *cfg, struct rp_pins *out,
 	struct rp_plan_summary sum = { 0 };
 	int ret;
 
-	ret = rpd_plan_files_sum(cfg, out, &sum, summary, slen, err, errlen);
+	ret = rpd_plan_files_sum(cfg, &k->replan, out, &sum, summary, slen, err,
+				 errlen);
 	if (!ret)
 		k->plan_sum = sum;
 	return ret;

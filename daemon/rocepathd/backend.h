@@ -13,7 +13,17 @@
 #include "plan.h"
 #include "reconcile.h"
 
+#include "replan_state.h"
+
 struct rp_nl;
+
+/* A running daemon's stable re-plan state (replan_state.h). */
+struct rpd_replan {
+	struct rpd_replan_state st;	/* what the current plan came from */
+	char *dir;			/* state_dir st was read from */
+	bool persist;			/* write it back (not in dry run) */
+};
+void rpd_replan_free(struct rpd_replan *rp);
 
 struct rpd_kernel {
 	struct rp_nl *nl;		/* request socket; NULL: module absent */
@@ -23,6 +33,7 @@ struct rpd_kernel {
 	const char *sysfs_ib;		/* RPD_SYSFS_IB */
 	const char *debugfs_mlx5;	/* RPD_DEBUGFS_MLX5 */
 	struct rp_plan_summary plan_sum;	/* of the last good plan (metrics) */
+	struct rpd_replan replan;
 };
 
 void rpd_kernel_init(struct rpd_kernel *k, bool dry_run);
@@ -31,14 +42,20 @@ void rpd_kernel_free(struct rpd_kernel *k);
 void rpd_backend_init(struct rpd_backend *be, struct rpd_kernel *k);
 
 /*
- * The planner step on its own: this host's pins for the config's files.
- * Used by the backend's plan() and by `rocepathd --check`.
+ * The planner step on its own: this host's pins for the config's files,
+ * a stable re-plan with the recorded previous placement unless the config
+ * says "stable_replan": false. `rocepathd --check` reads the recorded
+ * state and never writes it.
  */
 int rpd_plan_files(const struct rpd_config *cfg, struct rp_pins *out,
 		   char *summary, size_t slen, char *err, size_t errlen);
-/* The same, also returning the plan's figures in @sum (may be NULL). */
-int rpd_plan_files_sum(const struct rpd_config *cfg, struct rp_pins *out,
-		       struct rp_plan_summary *sum, char *summary, size_t slen,
-		       char *err, size_t errlen);
+/*
+ * The same for a running daemon: @rp (NULL: as rpd_plan_files()) keeps the
+ * re-plan state between plans and records each good plan's placement; also
+ * returns the plan's figures in @sum (may be NULL).
+ */
+int rpd_plan_files_sum(const struct rpd_config *cfg, struct rpd_replan *rp,
+		       struct rp_pins *out, struct rp_plan_summary *sum,
+		       char *summary, size_t slen, char *err, size_t errlen);
 
 #endif

@@ -166,6 +166,7 @@ int rpd_config_parse(const char *text, const char *path, struct rpd_config *cfg,
 		     char *err, size_t errlen)
 {
 	const char *topology = NULL, *placement = NULL, *host = NULL;
+	const char *state_dir = RPD_STATE_DIR_DEFAULT, *prev_place = NULL;
 	const char *mpath = RPD_METRICS_PATH_DEFAULT;
 	enum json_tokener_error jerr;
 	struct json_tokener *tok;
@@ -177,6 +178,7 @@ int rpd_config_parse(const char *text, const char *path, struct rpd_config *cfg,
 	cfg->debounce_ms = RPD_DEBOUNCE_MS_DEFAULT;
 	cfg->resync_s = RPD_RESYNC_S_DEFAULT;
 	cfg->metrics_interval_s = RPD_METRICS_INTERVAL_S_DEFAULT;
+	cfg->stable_replan = true;
 
 	tok = json_tokener_new();
 	if (!tok)
@@ -240,13 +242,22 @@ parsed:
 
 			ret = get_uint(val, path, key, 0, RPD_RESYNC_S_MAX, &v, err, errlen);
 			cfg->resync_s = v;
+		} else if (!strcmp(key, "stable_replan")) {
+			if (!json_object_is_type(val, json_type_boolean))
+				ret = cfg_err(err, errlen, path, key,
+					      "expected true or false");
+			cfg->stable_replan = json_object_get_boolean(val);
+		} else if (!strcmp(key, "state_dir")) {
+			ret = get_string(val, path, key, &state_dir, err, errlen);
+		} else if (!strcmp(key, "previous_placement")) {
+			ret = get_string(val, path, key, &prev_place, err, errlen);
 		} else if (!strcmp(key, "dcqcn")) {
 			ret = parse_dcqcn(val, path, cfg, err, errlen);
 		} else if (!strcmp(key, "metrics")) {
 			ret = parse_metrics(val, path, cfg, &mpath, err, errlen);
 		} else {
 			ret = cfg_err(err, errlen, path, key,
-				      "unknown key (known: topology, placement, host, dcqcn, metrics, log_level, debounce_ms, resync_interval_s)");
+				      "unknown key (known: topology, placement, host, dcqcn, metrics, log_level, debounce_ms, resync_interval_s, stable_replan, state_dir, previous_placement)");
 		}
 		if (ret)
 			goto out;
@@ -270,6 +281,14 @@ parsed:
 			goto out;
 		}
 	}
+	cfg->state_dir = resolve_path(path, state_dir);
+	if (prev_place) {
+		cfg->previous_placement = resolve_path(path, prev_place);
+		if (!cfg->previous_placement) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	if (host) {
 		cfg->host = strdup(host);
 	} else {
@@ -283,7 +302,8 @@ parsed:
 		hn[HOST_NAME_MAX] = '\0';
 		cfg->host = strdup(hn);
 	}
-	if (!cfg->path || !cfg->topology || !cfg->placement || !cfg->host)
+	if (!cfg->path || !cfg->topology || !cfg->placement || !cfg->host ||
+	    !cfg->state_dir)
 		ret = -ENOMEM;
 out:
 	json_object_put(root);
@@ -359,6 +379,8 @@ void rpd_config_free(struct rpd_config *cfg)
 	free(cfg->placement);
 	free(cfg->host);
 	free(cfg->metrics_path);
+	free(cfg->state_dir);
+	free(cfg->previous_placement);
 	free(cfg->dcqcn);
 	memset(cfg, 0, sizeof(*cfg));
 }

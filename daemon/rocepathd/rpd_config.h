@@ -7,6 +7,7 @@
 #ifndef ROCEPATHD_RPD_CONFIG_H
 #define ROCEPATHD_RPD_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,8 @@
 #define RPD_METRICS_PATH_DEFAULT "/var/lib/prometheus/node-exporter/rocepath.prom"
 #define RPD_METRICS_INTERVAL_S_DEFAULT 15
 #define RPD_METRICS_INTERVAL_S_MAX 3600
+/* systemd's StateDirectory=rocepath */
+#define RPD_STATE_DIR_DEFAULT "/var/lib/rocepath"
 
 /* One "dcqcn" entry: a device name or fnmatch(3) pattern ("*"). */
 struct rpd_dcqcn_profile {
@@ -46,6 +49,9 @@ struct rpd_config {
 	int resync_s;		/* periodic pin check, 0 = off */
 	char *metrics_path;	/* Prometheus textfile, NULL = not written */
 	int metrics_interval_s;	/* metrics and QP check period, 0 = off */
+	bool stable_replan;	/* re-plan with a previous placement (default) */
+	char *state_dir;	/* where the re-plan state is kept */
+	char *previous_placement; /* scheduler's previous placement, or NULL */
 	struct rpd_dcqcn_profile *dcqcn;
 	size_t n_dcqcn;
 };

@@ -30,6 +30,8 @@ TEST(good_full)
 		" \"placement\": \"placement.json\",\n"
 		" \"host\": \"h1\", \"log_level\": \"debug\", \"debounce_ms\": 50,\n"
 		" \"resync_interval_s\": 0,\n"
+		" \"stable_replan\": false, \"state_dir\": \"state\",\n"
+		" \"previous_placement\": \"/run/rocepath/previous.json\",\n"
 		" \"dcqcn\": {\"*\": {\"np_enable\": 1, \"rp_enable\": 1},\n"
 		"           \"mlx5_0\": {\"rp_ai_rate\": 5, \"np_enable\": 0}}}\n";
 	struct rpd_config c;
@@ -43,6 +45,9 @@ TEST(good_full)
 	EXPECT_EQ(RPD_LOG_DEBUG, c.log_level);
 	EXPECT_EQ(50, c.debounce_ms);
 	EXPECT_EQ(0, c.resync_s);
+	EXPECT_FALSE(c.stable_replan);
+	EXPECT_STREQ("/etc/rocepath/state", c.state_dir);
+	EXPECT_STREQ("/run/rocepath/previous.json", c.previous_placement);
 	EXPECT_EQ(2, c.n_dcqcn);
 	rpd_config_free(&c);
 }
@@ -63,6 +68,9 @@ TEST(good_minimal_defaults)
 	EXPECT_EQ(RPD_LOG_INFO, c.log_level);
 	EXPECT_EQ(RPD_DEBOUNCE_MS_DEFAULT, c.debounce_ms);
 	EXPECT_EQ(RPD_RESYNC_S_DEFAULT, c.resync_s);
+	EXPECT_TRUE(c.stable_replan);
+	EXPECT_STREQ(RPD_STATE_DIR_DEFAULT, c.state_dir);
+	EXPECT_EQ(NULL, c.previous_placement);
 	EXPECT_EQ(0, c.n_dcqcn);
 	rpd_config_free(&c);
 }
@@ -249,6 +257,12 @@ FIXTURE_VARIANT_ADD(bad, debounce_big) { .text = "{" TP ", \"debounce_ms\": 6000
 FIXTURE_VARIANT_ADD(bad, debounce_type) { .text = "{" TP ", \"debounce_ms\": \"200\"}", .key = "debounce_ms", .reason = "integer" };
 FIXTURE_VARIANT_ADD(bad, debounce_float) { .text = "{" TP ", \"debounce_ms\": 1.5}", .key = "debounce_ms", .reason = "integer" };
 FIXTURE_VARIANT_ADD(bad, resync_big) { .text = "{" TP ", \"resync_interval_s\": 86401}", .key = "resync_interval_s", .reason = "range" };
+FIXTURE_VARIANT_ADD(bad, stable_replan_int) { .text = "{" TP ", \"stable_replan\": 1}", .key = "stable_replan", .reason = "true or false" };
+FIXTURE_VARIANT_ADD(bad, stable_replan_string) { .text = "{" TP ", \"stable_replan\": \"yes\"}", .key = "stable_replan", .reason = "true or false" };
+FIXTURE_VARIANT_ADD(bad, state_dir_empty) { .text = "{" TP ", \"state_dir\": \"\"}", .key = "state_dir", .reason = "empty" };
+FIXTURE_VARIANT_ADD(bad, state_dir_null) { .text = "{" TP ", \"state_dir\": null}", .key = "state_dir", .reason = "string" };
+FIXTURE_VARIANT_ADD(bad, previous_placement_type) { .text = "{" TP ", \"previous_placement\": 3}", .key = "previous_placement", .reason = "string" };
+FIXTURE_VARIANT_ADD(bad, previous_placement_typo) { .text = "{" TP ", \"previous_placment\": \"p\"}", .key = "previous_placment", .reason = "unknown key" };
 FIXTURE_VARIANT_ADD(bad, dcqcn_type) { .text = "{" TP ", \"dcqcn\": [1]}", .key = "dcqcn", .reason = "object" };
 FIXTURE_VARIANT_ADD(bad, dcqcn_dev_type) { .text = "{" TP ", \"dcqcn\": {\"rxe0\": 1}}", .key = "dcqcn.rxe0", .reason = "object" };
 FIXTURE_VARIANT_ADD(bad, dcqcn_dev_empty) { .text = "{" TP ", \"dcqcn\": {\"\": {}}}", .key = "dcqcn.", .reason = "device name" };

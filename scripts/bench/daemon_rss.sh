@@ -5,7 +5,9 @@
 # hosts x 8 rails, rail-optimised two-tier Clos, ring jobs with 4 QPs per
 # connection): the daemon runs in dry-run mode (-n, plans but touches no
 # kernel) on the host, and we read its VmRSS (steady, after the plan) and
-# VmHWM (peak, while planning) from /proc, plus the time to the first plan.
+# VmHWM (peak, while planning) from /proc, plus the time to the first plan,
+# to a re-plan of the same placement, and to a stable re-plan when the
+# last job ends (the previous placement planned first, then the new one).
 #
 # Usage: scripts/bench/daemon_rss.sh [HOSTS [RAILS]]
 
@@ -26,7 +28,7 @@ trap cleanup EXIT
 python3 "$TOP/examples/ai-zone/gen.py" --hosts "$HOSTS" --rails "$RAILS" -o "$dir" >/dev/null ||
 	{ echo "daemon_rss: generator failed" >&2; exit 1; }
 host=$(python3 -c "import json; print(json.load(open('$dir/topology.json'))['hosts'][0]['name'])")
-printf '{"topology": "topology.json", "placement": "placement.json", "host": "%s", "debounce_ms": 0}\n' \
+printf '{"topology": "topology.json", "placement": "placement.json", "host": "%s", "debounce_ms": 0, "state_dir": "state"}\n' \
 	"$host" >"$dir/rocepathd.conf"
 
 status() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$pid/status"; }
@@ -55,8 +57,23 @@ wait_log 'file change' 1 || exit 1
 sleep 0.5
 rss2=$(status VmRSS)
 hwm2=$(status VmHWM)
+# The last job ends: a stable re-plan with the placement before as previous.
+python3 -c "
+import json
+p = json.load(open('$dir/placement.json'))
+p['jobs'] = p['jobs'][:-1]
+json.dump(p, open('$dir/p.tmp', 'w'))" && mv "$dir/p.tmp" "$dir/placement.json"
+wait_log 'file change' 2 || exit 1
+sleep 0.5
+rss3=$(status VmRSS)
+hwm3=$(status VmHWM)
 plan=$(grep -m1 'plan for host' "$dir/log" | sed 's/.*(fabric: \([^)]*\)).*/\1/')
-lat=$(grep -m1 'file change' "$dir/log" | sed 's/.*(\([0-9]*\) ms).*/\1/; s/.*installed \([0-9]*\) ms.*/\1/')
+latency() { grep 'file change' "$dir/log" | sed -n "${1}p" |
+	sed 's/.*(\([0-9]*\) ms).*/\1/; s/.*installed \([0-9]*\) ms.*/\1/'; }
+lat=$(latency 1)
+lat3=$(latency 2)
+grep -q 'stable re-plan from' "$dir/log" ||
+	{ echo "daemon_rss: the job end was not planned as a stable re-plan" >&2; exit 1; }
 
 echo "rocepathd memory, $((HOSTS * RAILS))-GPU cluster ($HOSTS hosts x $RAILS rails), dry run"
 echo "plan: $plan"
@@ -67,3 +84,6 @@ printf '%-40s %12s\n' "VmHWM during first plan (KiB)" "$hwm1"
 printf '%-40s %12s\n' "re-plan on file change, debounce 0 (ms)" "$lat"
 printf '%-40s %12s\n' "VmRSS after re-plan (KiB)" "$rss2"
 printf '%-40s %12s\n' "VmHWM after re-plan (KiB)" "$hwm2"
+printf '%-40s %12s\n' "stable re-plan, a job ends (ms)" "$lat3"
+printf '%-40s %12s\n' "VmRSS after stable re-plan (KiB)" "$rss3"
+printf '%-40s %12s\n' "VmHWM after stable re-plan (KiB)" "$hwm3"
