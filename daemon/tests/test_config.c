@@ -30,7 +30,7 @@ TEST(good_full)
 		" \"placement\": \"placement.json\",\n"
 		" \"host\": \"h1\", \"log_level\": \"debug\", \"debounce_ms\": 50,\n"
 		" \"resync_interval_s\": 0,\n"
-		" \"stable_replan\": false, \"state_dir\": \"state\",\n"
+		" \"stable_replan\": true, \"state_dir\": \"state\",\n"
 		" \"previous_placement\": \"/run/rocepath/previous.json\",\n"
 		" \"dcqcn\": {\"*\": {\"np_enable\": 1, \"rp_enable\": 1},\n"
 		"           \"mlx5_0\": {\"rp_ai_rate\": 5, \"np_enable\": 0}}}\n";
@@ -45,7 +45,7 @@ TEST(good_full)
 	EXPECT_EQ(RPD_LOG_DEBUG, c.log_level);
 	EXPECT_EQ(50, c.debounce_ms);
 	EXPECT_EQ(0, c.resync_s);
-	EXPECT_FALSE(c.stable_replan);
+	EXPECT_TRUE(c.stable_replan);
 	EXPECT_STREQ("/etc/rocepath/state", c.state_dir);
 	EXPECT_STREQ("/run/rocepath/previous.json", c.previous_placement);
 	EXPECT_EQ(2, c.n_dcqcn);
@@ -68,7 +68,7 @@ TEST(good_minimal_defaults)
 	EXPECT_EQ(RPD_LOG_INFO, c.log_level);
 	EXPECT_EQ(RPD_DEBOUNCE_MS_DEFAULT, c.debounce_ms);
 	EXPECT_EQ(RPD_RESYNC_S_DEFAULT, c.resync_s);
-	EXPECT_TRUE(c.stable_replan);
+	EXPECT_FALSE(c.stable_replan);
 	EXPECT_STREQ(RPD_STATE_DIR_DEFAULT, c.state_dir);
 	EXPECT_EQ(NULL, c.previous_placement);
 	EXPECT_EQ(0, c.n_dcqcn);

@@ -128,8 +128,11 @@ static int sim_start(struct sim *s, const char *dir, const char *host,
 	snprintf(cpath, sizeof(cpath), "%s/rocepathd.conf", dir);
 	snprintf(text, sizeof(text),
 		 "{\"topology\": \"%s\", \"placement\": \"placement.json\","
-		 " \"host\": \"%s\", \"state_dir\": \"state\"%s}",
-		 topo, host, extra);
+		 " \"host\": \"%s\", \"state_dir\": \"state\"%s%s}",
+		 topo, host,
+		 /* on, unless the test turns it off (the default is off) */
+		 strstr(extra, "stable_replan") ? "" : ", \"stable_replan\": true",
+		 extra);
 	ret = rpd_config_parse(text, cpath, &s->cfg, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "config: %s\n", err);
