@@ -16,12 +16,8 @@ FLOOR=10	# kb/s
 rp_load_both rp_rate_floor_kbps=$FLOOR || ksft_skip_all "cannot load $ROCEPATH_KO"
 
 # h2 marks every RoCEv2 packet arriving CE and answers with CNPs
-on_host 2 "tc qdisc add dev $NETDEV clsact &&
-	tc filter add dev $NETDEV ingress pref 10 protocol ip u32 \
-		match ip protocol 17 0xff match ip dport 4791 0xffff \
-		action pedit ex munge ip tos set 3 pipe action csum ip" ||
-	ksft_skip_all "cannot install the CE marking filter on h2"
-defer on_host 2 "tc qdisc del dev $NETDEV clsact"
+ce_mark_on 2 || ksft_skip_all "cannot install the CE marking filter on h2"
+defer ce_mark_off 2
 dcqcn_set 2 "$IBDEV" '{"np-enable": 1, "np-min-time-between-cnps": 0}' ||
 	ksft_skip_all "dcqcn set on h2 failed"
 

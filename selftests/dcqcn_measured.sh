@@ -32,13 +32,7 @@ dcqcn_set 2 "$IBDEV" '{"np-enable": 1, "np-min-time-between-cnps": 4095000}' ||
 dcqcn_set 1 "$IBDEV" '{"rp-enable": 1, "rp-time-reset": 131071, "rp-byte-reset": 0,
 	"rp-threshold": 31, "rp-dce-tcp-rtt": 131071}' || ksft_skip_all "dcqcn set on h1 failed"
 
-mark() {
-	on_host 2 "tc qdisc add dev $NETDEV clsact &&
-		tc filter add dev $NETDEV ingress pref 10 protocol ip u32 \
-			match ip protocol 17 0xff match ip dport 4791 0xffff \
-			action pedit ex munge ip tos set 3 pipe action csum ip"
-}
-defer on_host 2 "tc qdisc del dev $NETDEV clsact"
+defer ce_mark_off 2
 # Writes until the test stops them (reading the counters takes seconds,
 # more on a loaded host): the send rate measured first, then marks, then
 # the rate read once a CNP has arrived, while marks go on.
@@ -64,7 +58,7 @@ ceiling=$(jq '."rate-kbps" // 0' <<<"${f2:-null}")
 log "before marks: the flow sends $sent kb/s, reported rate $ceiling kb/s"
 ksft_test "before any CNP the rate is h1's link speed, 1000000 kb/s (not the 10 Gb/s default)" \
 	test "$ceiling" = 1000000
-ksft_test "CE marking on h2 starts while the flow sends" mark
+ksft_test "CE marking on h2 starts while the flow sends" ce_mark_on 2
 cnp_seen() {
 	f=$(h1_flow)
 	[ "$(jq '."cnp-rx" // 0' <<<"$f")" -gt 0 ]

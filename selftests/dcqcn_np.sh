@@ -16,22 +16,13 @@ require_cmd ibv_rc_pingpong tcpdump tshark jq python3 tc
 
 rp_load_both || ksft_skip_all "cannot load $ROCEPATH_KO"
 
-mark_on() {
-	on_host 2 "tc qdisc add dev $NETDEV clsact &&
-		tc filter add dev $NETDEV ingress pref 10 protocol ip u32 \
-			match ip protocol 17 0xff match ip dport 4791 0xffff \
-			action pedit ex munge ip tos set 3 pipe action csum ip"
-}
-mark_off() {
-	on_host 2 "tc qdisc del dev $NETDEV clsact"
-}
 marked() {
 	on_host 2 "tc -s -j filter show dev $NETDEV ingress" |
 		jq '[.[] | .options.actions[]? | select(.kind == "pedit") | .stats.packets] | add // 0'
 }
 
-ksft_test "CE marking on h2 ingress (tc pedit)" mark_on
-defer mark_off
+ksft_test "CE marking on h2 ingress (tc pedit)" ce_mark_on 2
+defer ce_mark_off 2
 
 interval=100000	# us
 ksft_test "dcqcn set np_enable 1 np_min_time_between_cnps $interval on h2" \

@@ -15,12 +15,8 @@ require_cmd ib_write_bw tcpdump tshark jq python3 tc
 
 rp_load_both rp_rate_floor_kbps=200 || ksft_skip_all "cannot load $ROCEPATH_KO"
 
-on_host 2 "tc qdisc add dev $NETDEV clsact &&
-	tc filter add dev $NETDEV ingress pref 10 protocol ip u32 \
-		match ip protocol 17 0xff match ip dport 4791 0xffff \
-		action pedit ex munge ip tos set 3 pipe action csum ip" ||
-	ksft_skip_all "cannot install the CE marking filter on h2"
-defer on_host 2 "tc qdisc del dev $NETDEV clsact"
+ce_mark_on 2 || ksft_skip_all "cannot install the CE marking filter on h2"
+defer ce_mark_off 2
 on_host 1 "tc qdisc replace dev $NETDEV root fq" || ksft_skip_all "no fq qdisc"
 defer on_host 1 "tc qdisc del dev $NETDEV root"
 

@@ -7,6 +7,9 @@
 #   dcqcn_set N DEV JSON      dcqcn-set on guest N, JSON = {"np-enable": 1, ...}
 #   flow_sum N FILTER FIELD   sum of FIELD over flows of guest N matching
 #                             the jq FILTER (e.g. '.remote == "c0000202"')
+#   ce_mark_on N / ce_mark_off N
+#                             set CE on every RoCEv2 packet arriving at
+#                             guest N (tc pedit on $NETDEV ingress) / stop
 
 # flows_json N: JSON array of the flow objects of guest N
 flows_json() {
@@ -30,3 +33,15 @@ flow_sum() {
 	flows_json "$1" | jq "[.[] | select($2) | .$3 // 0] | add // 0"
 }
 
+# A switch would mark CE at a queue; here every RoCEv2 packet arriving at
+# guest N is marked, so that its notification point answers each one.
+ce_mark_on() {
+	on_host "$1" "tc qdisc add dev $NETDEV clsact &&
+		tc filter add dev $NETDEV ingress pref 10 protocol ip u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff \
+			action pedit ex munge ip tos set 3 pipe action csum ip"
+}
+
+ce_mark_off() {
+	on_host "$1" "tc qdisc del dev $NETDEV clsact"
+}
