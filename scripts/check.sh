@@ -316,9 +316,13 @@ vm_test() { # KERNEL TEST
 # A test whose "# rpvm-check-kernels: K..." line does not name this kernel
 # is skipped here, to keep make check within its time; ROCEPATH_ALL_KERNELS=1
 # (make check-fabric) runs it everywhere.
+check_kernels() { # TEST: the kernels its "# rpvm-check-kernels:" line names
+	sed -n 's/^# rpvm-check-kernels: *//p' "selftests/$1" | head -n1
+}
+
 kernel_wanted() { # KERNEL TEST
 	local only
-	only=$(sed -n 's/^# rpvm-check-kernels: *//p' "selftests/$2" | head -n1)
+	only=$(check_kernels "$2")
 	[ -z "$only" ] || [ "${ROCEPATH_ALL_KERNELS:-0}" = 1 ] && return 0
 	[[ " $only " == *" $1 "* ]]
 }
@@ -328,7 +332,7 @@ for k in "${kernels[@]}"; do
 	for t in $selftests; do
 		wanted vm "$t" || continue
 		if ! kernel_wanted "$k" "$t"; then
-			tap skip "$k/${t%.sh}" "runs on $(sed -n 's/^# rpvm-check-kernels: *//p' "selftests/$t" | head -n1) only in make check; make check-fabric runs it on every kernel"
+			tap skip "$k/${t%.sh}" "runs on $(check_kernels "$t") only in make check; make check-fabric runs it on every kernel"
 			continue
 		fi
 		tap_test "$k/${t%.sh}" vm_test "$k" "$t"
