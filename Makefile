@@ -67,7 +67,8 @@ check-debug: deps
 	scripts/check-debug.sh
 
 # The long fuzzing run on the debug kernel: 500,000 messages per phase
-# (root and unprivileged), 10^6 in all, about 3.5 hours under TCG.
+# (root and unprivileged), 10^6 in all, about 3.5 hours under TCG; in
+# parts with NL_FUZZ_START and a smaller NL_FUZZ_COUNT (testing.rst).
 fuzz: deps
 	NL_FUZZ_COUNT=$${NL_FUZZ_COUNT:-500000} ROCEPATH_VM_TIMEOUT=$${ROCEPATH_VM_TIMEOUT:-30000} \
 		scripts/check-debug.sh --only nl_fuzz

@@ -3,7 +3,7 @@
 """Netlink fuzzer for a generic netlink family, derived from its YNL spec.
 
 usage: nl_fuzz.py [--spec YAML] [--seed N] [--count N] [--unpriv-count N]
-                  [--phase both|root|unpriv] [--index I] [--timeout S]
+                  [--start I] [--phase both|root|unpriv] [--index I] [--timeout S]
                   [--sockets N] [--ibdev NAME]... [--addr IP]...
                   [--dry-run] [--verbose]
 
@@ -15,8 +15,9 @@ and repeated attributes, truncated attributes and headers, wrong
 nlmsg_len, odd flags, random bytes, wrong commands and versions).
 
 Message I of a phase is generated from (seed, phase, I) alone, so the
-same seed and count replay the same messages, and --index I --phase P
-replays one message. As root first; then, in a forked child that drops
+same seed and count replay the same messages, --index I --phase P
+replays one message, and --start S sends messages S..S+count-1, so that
+a long run can be done in parts that together equal the whole. As root first; then, in a forked child that drops
 to uid/gid 65534, as an unprivileged user (the same count unless
 --unpriv-count says otherwise).
 
@@ -890,6 +891,8 @@ def main():
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--count', type=int, default=10000)
     ap.add_argument('--unpriv-count', type=int, default=None)
+    ap.add_argument('--start', type=int, default=0,
+                    help='index of the first message of each phase (default 0)')
     ap.add_argument('--phase', choices=('both', 'root', 'unpriv'), default='both')
     ap.add_argument('--index', type=int, default=None,
                     help='send only message INDEX of the phase (replay)')
@@ -916,15 +919,15 @@ def main():
     print('# nl_fuzz: family %s id %d, %d requests (%s), state-changing cmds %s' %
           (spec.name, famid, len(spec.reqs), ' '.join(r.label for r in spec.reqs),
            sorted(spec.state_cmds)))
-    print('# nl_fuzz: seed %d, count %d root + %d unprivileged' %
+    print('# nl_fuzz: seed %d, count %d root + %d unprivileged, from index %d' %
           (args.seed, args.count if args.phase != 'unpriv' else 0,
-           ucount if args.phase != 'root' else 0))
+           ucount if args.phase != 'root' else 0, args.start))
     sys.stdout.flush()
 
     if args.dry_run:
         t0 = time.monotonic()
         h = {}
-        for i in range(args.count):
+        for i in range(args.start, args.start + args.count):
             msg, req, mut = gen.build(args.seed, 0, i)
             k = classify(msg, famid, spec.state_cmds, True)
             h[mut] = h.get(mut, 0) + 1
@@ -940,7 +943,8 @@ def main():
     ok = True
     one = [args.index] if args.index is not None else None
     if args.phase in ('both', 'root'):
-        ok &= Phase(spec, gen, famid, args, 0).run(one or range(args.count))
+        ok &= Phase(spec, gen, famid, args, 0).run(
+            one or range(args.start, args.start + args.count))
     if args.phase in ('both', 'unpriv'):
         sys.stdout.flush()
         pid = os.fork()
@@ -949,7 +953,8 @@ def main():
             try:
                 if os.geteuid() == 0:
                     drop_privileges()
-                rc = 0 if Phase(spec, gen, famid, args, 1).run(one or range(ucount)) else 1
+                rc = 0 if Phase(spec, gen, famid, args, 1).run(
+                    one or range(args.start, args.start + ucount)) else 1
             except BaseException as e:   # noqa: B902 (report anything, then exit)
                 fail_line('unpriv: %r' % e)
             sys.stdout.flush()

@@ -8,14 +8,16 @@
 # dumps as JSON, the module unloads, and no kernel complaint (nor kmemleak
 # report, where kmemleak runs).
 #
-# NL_FUZZ_COUNT (messages per phase, default 10000) and NL_FUZZ_SEED
-# (default 1) reproduce a run; set them on the host (scripts/vm/run.sh
-# passes them into the guests, see settings).
+# NL_FUZZ_COUNT (messages per phase, default 10000), NL_FUZZ_SEED
+# (default 1) and NL_FUZZ_START (index of the first message, default 0: a
+# long run done in parts) reproduce a run; set them on the host
+# (scripts/vm/run.sh passes them into the guests, see settings).
 
 source "$(dirname "$0")/lib.sh"
 
 : "${NL_FUZZ_COUNT:=10000}"
 : "${NL_FUZZ_SEED:=1}"
+: "${NL_FUZZ_START:=0}"
 RP=${RP_CLI:-$ROCEPATH_TOP/daemon/rocepath}
 
 require_module
@@ -59,15 +61,16 @@ KMEMLEAK=/sys/kernel/debug/kmemleak
 [ -w $KMEMLEAK ] && echo clear >$KMEMLEAK
 
 kmsg_mark
-log "nl_fuzz.py --seed $NL_FUZZ_SEED --count $NL_FUZZ_COUNT"
+log "nl_fuzz.py --seed $NL_FUZZ_SEED --count $NL_FUZZ_COUNT --start $NL_FUZZ_START"
 python3 selftests/nl_fuzz.py --seed "$NL_FUZZ_SEED" --count "$NL_FUZZ_COUNT" \
+	--start "$NL_FUZZ_START" \
 	--ibdev "$IBDEV" --ibdev nosuchdev0 --addr "$PEER_IP4" --addr "$PEER_IP6" \
 	>"$T/fuzz.out" 2>&1
 rc=$?
 grep -v '^#   msg ' "$T/fuzz.out" | head -n 60 | sed 's/^\([^#]\)/# \1/'
 grep -q '^#   msg ' "$T/fuzz.out" && grep '^#   msg ' "$T/fuzz.out" | head -n 5
-[ $rc = 0 ] && ksft_pass "nl_fuzz.py: $NL_FUZZ_COUNT messages per phase, seed $NL_FUZZ_SEED" ||
-	ksft_fail "nl_fuzz.py: $NL_FUZZ_COUNT messages per phase, seed $NL_FUZZ_SEED (rc $rc)"
+what="$NL_FUZZ_COUNT messages per phase from index $NL_FUZZ_START, seed $NL_FUZZ_SEED"
+[ $rc = 0 ] && ksft_pass "nl_fuzz.py: $what" || ksft_fail "nl_fuzz.py: $what (rc $rc)"
 
 # State afterwards: every dump still parses.
 for what in "pin show" "qp show" "flow show" "dcqcn show" "stats"; do
