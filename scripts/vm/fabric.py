@@ -13,6 +13,11 @@ In the fabric guest (root, 6.11+ kernel for fib_multipath_hash_seed):
                                        (PORTS "lo-hi"), from `ip route get`
   fabric.py capture start|stop         tcpdump on every spine namespace
   fabric.py flows                      RoCEv2 flows seen per spine (JSON)
+  fabric.py qdisc watch SWITCH DEV     sample DEV's qdisc statistics (tc -s)
+                                       every 0.2 s in the background
+  fabric.py qdisc report               stop sampling; per qdisc of DEV the
+                                       counters' change and the backlog's
+                                       peak and mean over the samples (JSON)
 
 Every switch is a network namespace named after it. A fabric link is a
 veth pair whose ends are named p<local port> in the two namespaces; the
@@ -35,6 +40,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 STATE = "/run/rocepath-fabric"
 HOST_NET = ipaddress.ip_network("192.0.2.0/24")
@@ -484,6 +490,97 @@ def flows():
     print()
 
 
+QWATCH_INTERVAL = 0.2
+# Counters of `tc -s -j qdisc show` (red adds marked/early/pdrop/other).
+QDISC_COUNTERS = ("bytes", "packets", "drops", "overlimits", "requeues",
+                  "marked", "early", "pdrop", "other")
+
+
+def qdisc_sample(ns, dev):
+    """One line per sample: time and, per qdisc, its counters and backlog."""
+    while True:
+        r = subprocess.run(["ip", "netns", "exec", ns, "tc", "-s", "-j", "qdisc",
+                            "show", "dev", dev], capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL)
+        try:
+            qs = json.loads(r.stdout)
+        except ValueError:
+            qs = []
+        out = {}
+        for q in qs:
+            x = dict(q, **q.get("xstats", {}))
+            key = "%s %s" % (q.get("kind"), q.get("handle"))
+            out[key] = {k: x[k] for k in QDISC_COUNTERS + ("backlog", "qlen") if k in x}
+        print(json.dumps({"t": time.monotonic(), "qdiscs": out}), flush=True)
+        time.sleep(QWATCH_INTERVAL)
+
+
+def qdisc_watch(ns, dev):
+    topo = restore()
+    if ns not in topo["switches"]:
+        sys.exit("fabric: no switch %s" % ns)
+    qdisc_stop()
+    out = open(STATE + "/qwatch.jsonl", "w")
+    p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "qdisc",
+                          "sample", ns, dev], stdout=out, stderr=subprocess.DEVNULL,
+                         stdin=subprocess.DEVNULL, start_new_session=True)
+    with open(STATE + "/qwatch.pid", "w") as f:
+        f.write(str(p.pid))
+
+
+def qdisc_stop():
+    try:
+        with open(STATE + "/qwatch.pid") as f:
+            pid = int(f.read())
+        os.unlink(STATE + "/qwatch.pid")
+    except (OSError, ValueError):
+        return
+    try:
+        os.kill(pid, 15)
+    except OSError:
+        pass
+
+
+def backlog_bytes(v):
+    """tc -j prints backlog as bytes (an int) or "12Kb"-style text."""
+    if isinstance(v, int):
+        return v
+    m = re.fullmatch(r"(\d+)([KMG]?)b", str(v))
+    if not m:
+        return 0
+    return int(m.group(1)) * {"": 1, "K": 1024, "M": 1 << 20, "G": 1 << 30}[m.group(2)]
+
+
+def qdisc_report():
+    qdisc_stop()
+    samples = []
+    try:
+        with open(STATE + "/qwatch.jsonl") as f:
+            for line in f:
+                try:
+                    samples.append(json.loads(line))
+                except ValueError:
+                    pass        # the last line, cut by the kill
+    except OSError:
+        sys.exit("fabric: no qdisc watch was started")
+    if len(samples) < 2:
+        sys.exit("fabric: %d qdisc sample(s): too few" % len(samples))
+    first, last = samples[0], samples[-1]
+    out = {"samples": len(samples), "seconds": round(last["t"] - first["t"], 2),
+           "qdiscs": {}}
+    for key, end in last["qdiscs"].items():
+        start = first["qdiscs"].get(key, {})
+        series = [s["qdiscs"][key] for s in samples if key in s["qdiscs"]]
+        bl = [backlog_bytes(q.get("backlog", 0)) for q in series]
+        ql = [q.get("qlen", 0) for q in series]
+        r = {k: end[k] - start.get(k, 0) for k in QDISC_COUNTERS if k in end}
+        r.update({"backlog_peak_bytes": max(bl), "backlog_mean_bytes": round(sum(bl) / len(bl)),
+                  "qlen_peak": max(ql), "qlen_mean": round(sum(ql) / len(ql), 1)})
+        out["qdiscs"][key] = r
+    json.dump(out, sys.stdout)
+    print()
+
+
 def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
@@ -505,6 +602,12 @@ def main(argv):
             capture(args[0])
         elif cmd == "flows" and not args:
             flows()
+        elif cmd == "qdisc" and len(args) == 3 and args[0] == "watch":
+            qdisc_watch(args[1], args[2])
+        elif cmd == "qdisc" and len(args) == 1 and args[0] == "report":
+            qdisc_report()
+        elif cmd == "qdisc" and len(args) == 3 and args[0] == "sample":
+            qdisc_sample(args[1], args[2])
         else:
             sys.exit(__doc__)
     except TopologyError as e:
