@@ -5,7 +5,8 @@
  * (a fake) scontrol and node names mapped to topology hosts, takes rails
  * and QPs from the job comment or the config defaults, loses no update
  * when 16 jobs start at once, falls back to rocepathd's topology when
- * slurm.json names none, and that every bad input (unknown node, no topology, no rails,
+ * slurm.json names none, lands the newest file when post_command copies
+ * overlap, and that every bad input (unknown node, no topology, no rails,
  * bad comment, failing scontrol, missing config, a held lock) leaves the
  * placement byte for byte unchanged, is logged, and exits 0.
  */
@@ -365,6 +366,48 @@ TEST_F(slurm, topology_from_rocepathd_conf)
 		TH_LOG("%s", log);
 	free(log);
 	free(before);
+}
+
+/*
+ * Two prologs whose post_command copies overlap: the first copy read the
+ * file before the second job was added and is slow to land. The second
+ * copy must not run until the first landed, so the hosts end with the
+ * newest placement, not the first job's.
+ */
+TEST_F_TIMEOUT(slurm, post_command_newest_lands, 120)
+{
+	char keys[1024], script[1024], *want, *got;
+	pid_t pid;
+	int st, i;
+
+	snprintf(script, sizeof(script),
+		 "#!/bin/bash\n"
+		 "cp %1$s/placement.json %1$s/.push.$$\n"
+		 "mkdir %1$s/first 2>/dev/null && sleep 2\n"
+		 "mv %1$s/.push.$$ %1$s/pushed.json\n", self->dir);
+	put(self->dir, "push.sh", script, 0755);
+	snprintf(keys, sizeof(keys), "\"topology\": \"%1$s/topology.json\",\n"
+		 " \"post_command\": \"%1$s/push.sh\",\n", self->dir);
+	write_config_keys(self->dir, keys, "{\"rails\": [0]}", 10);
+
+	pid = fork();
+	if (!pid)
+		_exit(run(self->dir, self->script, NULL, "add", "601", "node[01-02]"));
+	/* The first copy has read the file and sleeps before it lands. */
+	snprintf(self->path, sizeof(self->path), "%s/first", self->dir);
+	for (i = 0; i < 400 && access(self->path, F_OK); i++)
+		usleep(50000);
+	ASSERT_EQ(0, access(self->path, F_OK));
+	EXPECT_EQ(0, run(self->dir, self->script, NULL, "add", "602", "node[03-04]"));
+	waitpid(pid, &st, 0);
+	EXPECT_EQ(0, WEXITSTATUS(st));
+
+	want = slurp(self->dir, "placement.json");
+	got = slurp(self->dir, "pushed.json");
+	EXPECT_NE(NULL, strstr(want, "slurm-602"));
+	EXPECT_STREQ(want, got);
+	free(want);
+	free(got);
 }
 
 /* A lock held elsewhere: give up after lock_timeout_s, job not blocked. */
