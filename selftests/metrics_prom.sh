@@ -49,6 +49,9 @@ sleep 2	# at least one more write after the traffic
 # 1. The file's content.
 check_content() {
 	on_host 1 "cat $PROM" >"$RUN_DIR/metrics.prom" || return 1
+	# A bounded sample for the log (the run directory goes on success).
+	grep -E '^rocepath_(plan_[a-z_]*flows|rule_[a-z_]*|flow_tx_[a-z_]*total)[{ ]' \
+		"$RUN_DIR/metrics.prom" | head -n 10 | sed 's/^/sample: /'
 	"$ROCEPATH_TOP/daemon/rocepath" -j plan topology "$RPD_EXAMPLE/topology.json" \
 		placement "$RPD_EXAMPLE/placement.json" >"$RUN_DIR/plan.json" || return 1
 	python3 - "$RUN_DIR/metrics.prom" "$RUN_DIR/plan.json" "$want_ports" <<'PY'

@@ -65,6 +65,8 @@ for n in 1 2; do
 	rpd_setup $n || ksft_skip_all "cannot load $ROCEPATH_KO on h$n"
 	on_host $n "echo '{\"jobs\": []}' >$RPD_DIR/placement.json
 		mkdir -p /etc/slurm $SLOG /var/lib/slurm/ctld /var/lib/slurm/d /run/munge
+		# The guest sees the build host's log (overlay): only this run's lines.
+		: >$SLOG/rocepath-slurmctld.log
 		chown munge:munge /run/munge; chmod 0755 /run/munge
 		cat >/etc/slurm/slurm.conf <<'CONF'
 $slurm_conf
@@ -109,8 +111,10 @@ cluster_up() {
 ksft_test "slurmctld + 2 slurmd idle" cluster_up || ksft_exit
 
 # The job: waits for its pins (the prolog ran before it started), then
-# h1 sends to h2 with 2 QPs; task 1 serves. Captured at h2.
+# h1 sends to h2 with 2 QPs; task 1 serves. Captured at each receiver:
+# h1's writes at h2, h2's acknowledgements (its QPs' ports) at h1.
 rpd_capture_start 2 192.0.2.1 >/dev/null
+rpd_capture_start 1 192.0.2.2 >/dev/null
 gs=$(rpd_gid 2) && gc=$(rpd_gid 1)
 cat >"$RUN_DIR/job.sh" <<JOB
 #!/bin/bash
@@ -122,7 +126,15 @@ echo "\$(hostname): pins after \$(awk "BEGIN{print \$(date +%s.%N) - \$t0}") s i
 if [ "\$SLURM_PROCID" = 1 ]; then
 	timeout 60 ib_write_bw -d $IBDEV -x $gs -q 2 -s 4096 -n 20 -F >/dev/null
 else
-	sleep 2; timeout 60 ib_write_bw -d $IBDEV -x $gc -q 2 -s 4096 -n 20 -F 192.0.2.2 >/dev/null
+	# The server may take seconds to listen on a loaded host: retry the
+	# connection (a refused one sends no RoCE packets).
+	for i in \$(seq 15); do
+		sleep 2
+		timeout 60 ib_write_bw -d $IBDEV -x $gc -q 2 -s 4096 -n 20 -F 192.0.2.2 >/dev/null \
+			2>"$RUN_DIR/bw.err" && exit 0
+		grep -q "Couldn't connect" "$RUN_DIR/bw.err" || { cat "$RUN_DIR/bw.err"; exit 1; }
+	done
+	exit 1
 fi
 JOB
 chmod +x "$RUN_DIR/job.sh"
@@ -130,21 +142,55 @@ job_run() {
 	on_host 1 "t0=\$(date +%s.%N); srun -N2 -n2 -t 2 --comment 'train rocepath:qps=2' '$RUN_DIR/job.sh' 2>&1
 		echo \"srun exit \$? after \$(awk \"BEGIN{print \$(date +%s.%N) - \$t0}\") s\""
 }
+# h2's clock against h1's (both guests set theirs from the RTC, to the
+# second): the offset of h2's date from the midpoint of an agent round
+# trip, good to half of it; the shortest of 5. For the figure below.
+clock_offset() {
+	local a b c i
+	for i in 1 2 3 4 5; do
+		a=$(date +%s.%N); b=$(on_host 2 "date +%s.%N"); c=$(date +%s.%N)
+		echo "$a $b $c"
+	done | awk '{ e = ($3 - $1) / 2; if (!n++ || e < best) { best = e; off = $2 - ($1 + $3) / 2 } }
+		END { printf "%.3f %.3f", off, best }'
+}
+# Seconds from the job's start (slurmctld allocates the nodes and runs
+# PrologSlurmctld; h1's clock) until each host's rocepathd logged its
+# pins, from the logs' millisecond stamps. A figure, not a check.
+job_start_figure() {
+	local t_srun=$1 off err t_start t1 t2
+	read -r off err <<<"$(clock_offset)"
+	t_start=$(on_host 1 "sed -n 's/^\[\(.*\)\] sched: _slurm_rpc_allocate_resources JobId=1 .*/\1/p' \
+		$SLOG/slurmctld.log | head -n1")
+	t1=$(on_host 1 "grep -m1 'pins installed: [1-9]' $RPD_DIR/rocepathd.log | cut -d' ' -f1")
+	t2=$(on_host 2 "grep -m1 'pins installed: [1-9]' $RPD_DIR/rocepathd.log | cut -d' ' -f1")
+	[ -n "$t_start" ] && [ -n "$t1" ] && [ -n "$t2" ] || { log "job start figure: no log line"; return; }
+	# slurmctld stamps local time, rocepathd UTC ("Z"): date reads both.
+	t_start=$(date -d "$t_start" +%s.%N) t1=$(date -d "$t1" +%s.%N) t2=$(date -d "$t2" +%s.%N)
+	log "$(awk "BEGIN{printf \"srun -> job start %.2f s; job start -> pins installed: h1 %.2f s, h2 %.2f s (h2 clock offset %+.3f s, +-%.3f)\",
+		$t_start - $t_srun, $t1 - $t_start, $t2 - $off - $t_start, $off, $err}")"
+}
+t_srun=$(date +%s.%N)
 out=$(job_run)
+job_start_figure "$t_srun"
 echo "$out" | sed 's/^/# /'
-want=$(python3 -c "
+python3 -c "
 import json
 json.dump({'jobs': [{'id': 'slurm-1', 'pattern': 'ring', 'qps_per_connection': 2,
            'rails': [0], 'hosts': ['h1', 'h2']}]}, open('$RUN_DIR/placement-job.json', 'w'))"
-	rpd_plan_ports h1 h2 "$RUN_DIR/placement-job.json" | paste -sd,)
+want=$(rpd_plan_ports h1 h2 "$RUN_DIR/placement-job.json" | paste -sd,)
+want21=$(rpd_plan_ports h2 h1 "$RUN_DIR/placement-job.json" | paste -sd,)
 got=$(rpd_capture_ports 2 | paste -sd,)
+got21=$(rpd_capture_ports 1 | paste -sd,)
 log "h1 -> h2 inside the job on ports $got (plan for the job: $want)"
+log "h2 -> h1 inside the job on ports $got21 (plan for the job: $want21)"
 echo "$out" | grep -q 'srun exit 0' && ksft_pass "srun -N2 job ran" || ksft_fail "srun -N2 job ran"
 [ "$(echo "$out" | grep -c 'pins after')" = 2 ] && ! echo "$out" | grep 'pins after' | grep -q 'pin show)$\|: $' &&
 	ksft_pass "both hosts had the job's pins when it started" ||
 	ksft_fail "both hosts had the job's pins when it started"
-[ -n "$got" ] && [ "$got" = "$want" ] && ksft_pass "RDMA traffic in the job left on the planned ports" ||
-	ksft_fail "RDMA traffic in the job left on the planned ports"
+[ -n "$got" ] && [ "$got" = "$want" ] && ksft_pass "RDMA traffic in the job left h1 on the planned ports" ||
+	ksft_fail "RDMA traffic in the job left h1 on the planned ports"
+[ -n "$got21" ] && [ "$got21" = "$want21" ] && ksft_pass "and h2's replies left h2 on its planned ports" ||
+	ksft_fail "and h2's replies left h2 on its planned ports"
 on_host 1 "grep 'rocepath-slurmctld' $SLOG/rocepath-slurmctld.log" | sed 's/^/# h1: /'
 
 # The epilog removed the job: placement empty, pins gone on both hosts.

@@ -13,7 +13,8 @@
  *                               plan pins (the ports are planned per IP)
  *   NCCL_IB_HCA                 the devices of the job's rails on this host
  * The plan comes from the rocepathd configuration's topology and placement
- * files, exactly as rocepathd computes it.
+ * files, exactly as rocepathd computes it. Inside a Slurm job the job
+ * defaults to slurm-$SLURM_JOB_ID, the id rocepath-slurmctld gives it.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -192,8 +193,9 @@ static int emit(const struct rp_cli *cli, const struct rail *r, size_t nr,
 	return 0;
 }
 
-static int nccl_env(const char *job, const struct rpd_config *cfg,
-		    const char *host, unsigned int dscp, const struct rp_cli *cli)
+static int nccl_env(const char *job, const char *job_from,
+		    const struct rpd_config *cfg, const char *host,
+		    unsigned int dscp, const struct rp_cli *cli)
 {
 	json_object *o = NULL, *lists[2] = { NULL, NULL };
 	struct rail rails[MAX_RAILS];
@@ -251,8 +253,8 @@ static int nccl_env(const char *job, const struct rpd_config *cfg,
 		}
 	}
 	if (!nr) {
-		ret = rp_error("host \"%s\" sends nothing in job \"%s\" of %s (its jobs: %s)",
-			       host, job, cfg->placement, jobs[0] ? jobs : "none");
+		ret = rp_error("host \"%s\" sends nothing in job \"%s\"%s of %s (its jobs: %s)",
+			       host, job, job_from, cfg->placement, jobs[0] ? jobs : "none");
 		goto out;
 	}
 	for (size_t k = 0; k < nr; k++) {
@@ -276,9 +278,10 @@ out:
 int cmd_nccl_env(int argc, char **argv, const struct rp_cli *cli)
 {
 	const char *job = NULL, *cfgpath = RPD_CONFIG_DEFAULT, *host = NULL;
+	const char *slurm_id = getenv("SLURM_JOB_ID"), *job_from = "";
 	uint32_t dscp = NCCL_DSCP_DEFAULT;
+	char err[1024], slurm_job[64];
 	struct rpd_config cfg;
-	char err[1024];
 	int ret;
 
 	for (; argc > 0; argc -= 2, argv += 2) {
@@ -301,10 +304,16 @@ int cmd_nccl_env(int argc, char **argv, const struct rp_cli *cli)
 		}
 		*dst = argv[1];
 	}
+	/* Inside a Slurm job: the id rocepath-slurmctld put in the placement. */
+	if (!job && slurm_id && *slurm_id) {
+		snprintf(slurm_job, sizeof(slurm_job), "slurm-%s", slurm_id);
+		job = slurm_job;
+		job_from = " (from SLURM_JOB_ID)";
+	}
 	ret = rpd_config_load(cfgpath, &cfg, err, sizeof(err));
 	if (ret)
 		return rp_error_ret(ret, "%s", err);
-	ret = nccl_env(job, &cfg, host ? host : cfg.host, dscp, cli);
+	ret = nccl_env(job, job_from, &cfg, host ? host : cfg.host, dscp, cli);
 	rpd_config_free(&cfg);
 	return ret;
 }

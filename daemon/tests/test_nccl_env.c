@@ -2,8 +2,9 @@
 /*
  * Proves `rocepath nccl-env` prints the placement's QPs per connection, an
  * ECN-capable traffic class and the RoCEv2 GID index of the rail address
- * the plan pins (found in a fake sysfs tree), and that a wrong job, host,
- * DSCP or a missing GID are errors naming the reason. Runs ../rocepath.
+ * the plan pins (found in a fake sysfs tree), that inside a Slurm job the
+ * job defaults to slurm-$SLURM_JOB_ID, and that a wrong job, host, DSCP or
+ * a missing GID are errors naming the reason. Runs ../rocepath.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -35,20 +36,29 @@ static int put(const char *rel, const char *text)
 	return fclose(f);
 }
 
-/* Runs rocepath with ARGS (a shell word list); stdout+stderr in out. */
-static int run(const char *args, char *out, size_t len)
+/*
+ * Runs rocepath with ARGS (a shell word list) and ENV (VAR=value words);
+ * stdout+stderr in out.
+ */
+static int run_env(const char *env, const char *args, char *out, size_t len)
 {
 	char cmd[2 * PATH_MAX + 1024];
 	size_t n;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "ROCEPATH_SYSFS_IB=%s/ib %s %s 2>&1", dir, bin, args);
+	snprintf(cmd, sizeof(cmd), "%s ROCEPATH_SYSFS_IB=%s/ib %s %s 2>&1", env, dir, bin, args);
 	p = popen(cmd, "r");
 	if (!p)
 		return -1;
 	n = fread(out, 1, len - 1, p);
 	out[n] = '\0';
 	return WEXITSTATUS(pclose(p));
+}
+
+/* Outside any Slurm job, even when the tests run inside one. */
+static int run(const char *args, char *out, size_t len)
+{
+	return run_env("env -u SLURM_JOB_ID", args, out, len);
 }
 
 static int setup(void)
@@ -72,6 +82,12 @@ static int setup(void)
 	return put("rocepathd.conf", conf) ||
 	       put("placement.json",
 		   "{\"jobs\": [{\"id\": \"a\", \"pattern\": \"ring\", \"qps_per_connection\": 3,"
+		   " \"rails\": [0], \"hosts\": [\"h1\", \"h2\"]}]}") ||
+	       /* As rocepath-slurmctld writes a Slurm job, beside a manual one. */
+	       put("slurm/placement.json",
+		   "{\"jobs\": [{\"id\": \"a\", \"pattern\": \"ring\", \"qps_per_connection\": 3,"
+		   " \"rails\": [0], \"hosts\": [\"h1\", \"h2\"]},"
+		   " {\"id\": \"slurm-7\", \"pattern\": \"ring\", \"qps_per_connection\": 2,"
 		   " \"rails\": [0], \"hosts\": [\"h1\", \"h2\"]}]}") ||
 	       /* Index 0 link-local, 1 IPv4-mapped RoCE v1, 2 IPv4-mapped RoCE v2. */
 	       put("ib/rxe0/ports/1/gids/0", "fe80:0000:0000:0000:5054:00ff:fe12:3401\n") ||
@@ -132,6 +148,40 @@ TEST(nccl_env)
 
 	EXPECT_EQ(1, run("nccl-env config /nonexistent.conf", out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "/nonexistent.conf: cannot open")) TH_LOG("%s", out);
+	cleanup();
+}
+
+/* Inside a Slurm job, no "job" argument: the job is slurm-$SLURM_JOB_ID. */
+TEST(nccl_env_slurm_job)
+{
+	char out[4096], args[512], conf[2 * PATH_MAX + 256];
+
+	if (setup())
+		SKIP(return, "cannot create the test files");
+	if (access(bin, X_OK)) {
+		cleanup();
+		SKIP(return, "rocepath binary not built (make -C daemon)");
+	}
+	snprintf(conf, sizeof(conf),
+		 "{\"topology\": \"%s/examples/two-host/topology.json\",\n"
+		 " \"placement\": \"placement.json\", \"host\": \"h1\"}\n", top);
+	ASSERT_EQ(0, put("slurm/rocepathd.conf", conf));
+	snprintf(args, sizeof(args), "nccl-env config %s/slurm/rocepathd.conf", dir);
+
+	EXPECT_EQ(0, run_env("SLURM_JOB_ID=7", args, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "export NCCL_IB_QPS_PER_CONNECTION=2\n")) TH_LOG("%s", out);
+	/* Outside Slurm, two jobs on h1: it must be told which. */
+	EXPECT_EQ(1, run(args, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "name one with \"job ID\"")) TH_LOG("%s", out);
+	/* An explicit job wins over the Slurm job. */
+	snprintf(args, sizeof(args), "nccl-env job a config %s/slurm/rocepathd.conf", dir);
+	EXPECT_EQ(0, run_env("SLURM_JOB_ID=7", args, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "export NCCL_IB_QPS_PER_CONNECTION=3\n")) TH_LOG("%s", out);
+	/* A Slurm job the prolog left out (rocepath:off, one node...). */
+	snprintf(args, sizeof(args), "nccl-env config %s/slurm/rocepathd.conf", dir);
+	EXPECT_EQ(1, run_env("SLURM_JOB_ID=8", args, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "sends nothing in job \"slurm-8\" (from SLURM_JOB_ID)"))
+		TH_LOG("%s", out);
 	cleanup();
 }
 

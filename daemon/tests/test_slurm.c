@@ -4,9 +4,11 @@
  * adds and removes jobs in the placement file with node lists expanded by
  * (a fake) scontrol and node names mapped to topology hosts, takes rails
  * and QPs from the job comment or the config defaults, loses no update
- * when 16 jobs start at once, and that every bad input (unknown node, no
- * rails, bad comment, failing scontrol, missing config, a held lock)
- * leaves the placement byte for byte unchanged, is logged, and exits 0.
+ * when 16 jobs start at once, falls back to rocepathd's topology when
+ * slurm.json names none, lands the newest file when post_command copies
+ * overlap, and that every bad input (unknown node, no topology, no rails,
+ * bad comment, failing scontrol, missing config, a held lock) leaves the
+ * placement byte for byte unchanged, is logged, and exits 0.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -81,17 +83,27 @@ static char *slurp(const char *dir, const char *name)
 	return buf;
 }
 
-static void write_config(const char *dir, const char *defaults, int lock_timeout)
+/* slurm.json with @keys (JSON members, each followed by a comma) first. */
+static void write_config_keys(const char *dir, const char *keys,
+			      const char *defaults, int lock_timeout)
 {
-	char text[2048];
+	char text[4096];
 
 	snprintf(text, sizeof(text),
-		 "{\"placement\": \"%s/placement.json\", \"topology\": \"%s/topology.json\",\n"
+		 "{%s\"placement\": \"%s/placement.json\",\n"
 		 " \"scontrol\": \"%s/scontrol\", \"log_file\": \"%s/slurm.log\",\n"
 		 " \"hosts\": {\"node04\": \"spare04\"}, \"host_format\": \"{node}-ib\",\n"
 		 " \"lock_timeout_s\": %d, \"defaults\": %s}\n",
-		 dir, dir, dir, dir, lock_timeout, defaults);
+		 keys, dir, dir, dir, lock_timeout, defaults);
 	put(dir, "slurm.json", text, 0644);
+}
+
+static void write_config(const char *dir, const char *defaults, int lock_timeout)
+{
+	char keys[256];
+
+	snprintf(keys, sizeof(keys), "\"topology\": \"%s/topology.json\",\n", dir);
+	write_config_keys(dir, keys, defaults, lock_timeout);
 }
 
 FIXTURE_SETUP(slurm)
@@ -309,6 +321,93 @@ TEST_F_TIMEOUT(slurm, concurrent_starts, 180)
 	/* No temp file left behind. */
 	snprintf(buf, sizeof(buf), "ls -A '%s' | grep -c '^\\.placement\\.' >/dev/null", self->dir);
 	EXPECT_NE(0, system(buf));
+}
+
+/*
+ * No topology in slurm.json: the prolog checks the nodes against the one
+ * rocepathd plans with (its config's topology key, relative to the config
+ * file), and with neither it leaves the placement alone.
+ */
+TEST_F(slurm, topology_from_rocepathd_conf)
+{
+	char keys[512], buf[1024], *before, *after, *log;
+
+	snprintf(keys, sizeof(keys), "\"rocepathd_config\": \"%s/rocepathd.conf\",\n", self->dir);
+	write_config_keys(self->dir, keys, "{\"rails\": [0]}", 2);
+	put(self->dir, "rocepathd.conf",
+	    "{\"topology\": \"topology.json\", \"placement\": \"placement.json\"}\n", 0644);
+
+	before = slurp(self->dir, "placement.json");
+	EXPECT_EQ(0, run(self->dir, self->script, NULL, "add", "501", "node[01-02,09]"));
+	after = slurp(self->dir, "placement.json");
+	EXPECT_STREQ(before, after);
+	free(after);
+	log = slurp(self->dir, "slurm.log");
+	snprintf(self->path, sizeof(self->path),
+		 "node node09 (host node09-ib) is not in the topology %s/topology.json", self->dir);
+	EXPECT_NE(NULL, strstr(log, self->path)) TH_LOG("%s", log);
+	free(log);
+
+	EXPECT_EQ(0, run(self->dir, self->script, NULL, "add", "502", "node[01-02]"));
+	EXPECT_STREQ("{\"id\":\"slurm-502\",\"pattern\":\"ring\",\"qps_per_connection\":1,"
+		     "\"rails\":[0],\"hosts\":[\"node01-ib\",\"node02-ib\"]}",
+		     job(self->dir, "slurm-502", buf, sizeof(buf)));
+
+	/* Neither names a topology: unchanged, and the log says why. */
+	free(before);
+	before = slurp(self->dir, "placement.json");
+	put(self->dir, "rocepathd.conf", "{\"placement\": \"placement.json\"}\n", 0644);
+	EXPECT_EQ(0, run(self->dir, self->script, NULL, "add", "503", "node[01-02]"));
+	after = slurp(self->dir, "placement.json");
+	EXPECT_STREQ(before, after);
+	free(after);
+	log = slurp(self->dir, "slurm.log");
+	EXPECT_NE(NULL, strstr(log, "job 503 add: no topology to check the nodes against"))
+		TH_LOG("%s", log);
+	free(log);
+	free(before);
+}
+
+/*
+ * Two prologs whose post_command copies overlap: the first copy read the
+ * file before the second job was added and is slow to land. The second
+ * copy must not run until the first landed, so the hosts end with the
+ * newest placement, not the first job's.
+ */
+TEST_F_TIMEOUT(slurm, post_command_newest_lands, 120)
+{
+	char keys[1024], script[1024], *want, *got;
+	pid_t pid;
+	int st, i;
+
+	snprintf(script, sizeof(script),
+		 "#!/bin/bash\n"
+		 "cp %1$s/placement.json %1$s/.push.$$\n"
+		 "mkdir %1$s/first 2>/dev/null && sleep 2\n"
+		 "mv %1$s/.push.$$ %1$s/pushed.json\n", self->dir);
+	put(self->dir, "push.sh", script, 0755);
+	snprintf(keys, sizeof(keys), "\"topology\": \"%1$s/topology.json\",\n"
+		 " \"post_command\": \"%1$s/push.sh\",\n", self->dir);
+	write_config_keys(self->dir, keys, "{\"rails\": [0]}", 10);
+
+	pid = fork();
+	if (!pid)
+		_exit(run(self->dir, self->script, NULL, "add", "601", "node[01-02]"));
+	/* The first copy has read the file and sleeps before it lands. */
+	snprintf(self->path, sizeof(self->path), "%s/first", self->dir);
+	for (i = 0; i < 400 && access(self->path, F_OK); i++)
+		usleep(50000);
+	ASSERT_EQ(0, access(self->path, F_OK));
+	EXPECT_EQ(0, run(self->dir, self->script, NULL, "add", "602", "node[03-04]"));
+	waitpid(pid, &st, 0);
+	EXPECT_EQ(0, WEXITSTATUS(st));
+
+	want = slurp(self->dir, "placement.json");
+	got = slurp(self->dir, "pushed.json");
+	EXPECT_NE(NULL, strstr(want, "slurm-602"));
+	EXPECT_STREQ(want, got);
+	free(want);
+	free(got);
 }
 
 /* A lock held elsewhere: give up after lock_timeout_s, job not blocked. */
