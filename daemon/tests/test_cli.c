@@ -195,6 +195,13 @@ static const struct {
 	  "Error: rp_time_reset out of range 1..131071." },
 	{ { "dcqcn", "set", "dev", "rxe0", "rp_time_reset", "131072" }, 1,
 	  "Error: rp_time_reset out of range 1..131071." },
+	/* the module's rule between two parameters, when both are given */
+	{ { "dcqcn", "set", "dev", "rxe0", "rp_min_rate", "200", "rp_max_rate",
+	    "100" }, 1,
+	  "Error: dcqcn set: rp_min_rate 200 above rp_max_rate 100." },
+	{ { "dcqcn", "set", "dev", "rxe0", "rp_max_rate", "1", "rp_min_rate",
+	    "400000" }, 1,
+	  "Error: dcqcn set: rp_min_rate 400000 above rp_max_rate 1." },
 	{ { "dcqcn", "set", "dev", "rxe0", "rp-ai-rate", "5" }, 1,
 	  "Error: dcqcn set: unknown parameter \"rp-ai-rate\"" },
 	{ { "stats", "extra" }, 1, "Error: stats: unknown argument \"extra\"" },
