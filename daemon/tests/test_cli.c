@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -19,7 +20,9 @@
 #include <json-c/json.h>
 
 #include "rp_netlink.h"
+#include "out.h"
 #include "parse.h"
+#include "pins.h"
 
 TEST(parse_u32)
 {
@@ -350,6 +353,50 @@ TEST(place_writes_a_plannable_placement)
 	unlink(place);
 	unlink(outp);
 	rmdir(dir);
+}
+
+/*
+ * plan ... host prints the host's pins through pin show's printer: the
+ * text is rp_pin_print()'s for the pins the -j form parses to (once a
+ * private copy of it that differed), and -j is a pins file.
+ */
+TEST(plan_host_prints_as_pin_show)
+{
+	char topo[PATH_MAX + 64], place[PATH_MAX + 64], err[4096], perr[256];
+	const char *args[] = { "-j", "plan", "topology", topo, "placement", place,
+			       "host", "host00000", NULL };
+	static char out[1 << 16], text[1 << 16];
+	struct rp_pins pins = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	struct rp_out *o;
+	json_object *arr;
+	FILE *fp;
+	int st;
+
+	example(topo, sizeof(topo), "topology.json");
+	example(place, sizeof(place), "placement.json");
+	st = run(args, out, sizeof(out), err, sizeof(err));
+	if (st == -2)
+		SKIP(return, "rocepath binary not built");
+	ASSERT_EQ(0, st) TH_LOG("%s", err);
+	ASSERT_EQ(0, run(args + 1, text, sizeof(text), err, sizeof(err))) TH_LOG("%s", err);
+	arr = json_tokener_parse(out);
+	ASSERT_NE(NULL, arr);
+	ASSERT_EQ(0, rp_pins_from_json(arr, "plan", &pins, perr, sizeof(perr)))
+		TH_LOG("%s", perr);
+	json_object_put(arr);
+	ASSERT_LT(0, pins.n);
+	fp = open_memstream(&buf, &len);
+	ASSERT_NE(NULL, fp);
+	o = rp_out_new(fp, false, false);
+	for (size_t i = 0; i < pins.n; i++)
+		rp_pin_print(o, &pins.v[i]);
+	rp_out_free(o);
+	fclose(fp);
+	EXPECT_STREQ(buf, text);
+	free(buf);
+	rp_pins_free(&pins);
 }
 
 TEST(missing_module_is_clear)
