@@ -252,7 +252,7 @@ int rpd_config_parse(const char *text, const char *path, struct rpd_config *cfg,
 	cfg->debounce_ms = RPD_DEBOUNCE_MS_DEFAULT;
 	cfg->resync_s = RPD_RESYNC_S_DEFAULT;
 	cfg->metrics_interval_s = RPD_METRICS_INTERVAL_S_DEFAULT;
-	/* off: the contract says the pins are `rocepath plan` for the same files */
+	/* off: daemon.rst promises the pins are `rocepath plan` for the same files */
 	cfg->stable_replan = false;
 
 	tok = json_tokener_new();
