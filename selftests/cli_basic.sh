@@ -78,12 +78,12 @@ ok_json() {
 	fi
 }
 
-lsmod | grep -q '^rocepath ' && rmmod rocepath
+rp_unload 1
 expect_fail "no module: clear error, exit 1" "family not found" -j pin show
 expect_fail "no module: error says how to load it" "modprobe rocepath" -j pin show
 
-insmod "$ROCEPATH_KO" || ksft_skip_all "cannot insmod $ROCEPATH_KO"
-defer rmmod rocepath
+rp_load 1 || ksft_skip_all "cannot load $ROCEPATH_KO"
+defer rp_unload 1
 
 # ---- dev ----
 ok "dev show (text)" dev show
