@@ -222,7 +222,10 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 	for (i = 0; i < ROCEPATH_DCQCN_NPARAMS; i++)
 		val[i] = tb[ROCEPATH_DCQCN_ATTR(i)] ? nla_get_u32(tb[ROCEPATH_DCQCN_ATTR(i)]) :
 					     dd->p[i];
-	/* Cross-field: the policy checks each value on its own. */
+	/*
+	 * Cross-field: the policy checks each value on its own. Userspace
+	 * has the same rule in rp_dcqcn_check() (daemon/lib/objs.c).
+	 */
 	if (val[ROCEPATH_DCQCN_RP_MAX_RATE] &&
 	    val[ROCEPATH_DCQCN_RP_MIN_RATE] > val[ROCEPATH_DCQCN_RP_MAX_RATE]) {
 		NL_SET_ERR_MSG_ATTR(info->extack,

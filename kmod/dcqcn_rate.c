@@ -48,9 +48,9 @@ module_param(rp_rate_window_ms, uint, 0644);
 MODULE_PARM_DESC(rp_rate_window_ms,
 		 "Window over which a flow's send rate is measured, ms, 1..1000 (default 20)");
 
-#define RP_PACE_DELAY_LIMIT_MS	5000U	/* half of fq's default horizon */
-#define RP_RATE_WINDOW_LIMIT_MS	1000U
-#define RP_MAX_STEPS	64	/* increase events evaluated per packet */
+#define RPT_PACE_DELAY_LIMIT_MS	5000U	/* half of fq's default horizon */
+#define RPT_RATE_WINDOW_LIMIT_MS	1000U
+#define RPT_MAX_STEPS	64	/* increase events evaluated per packet */
 #define ALPHA_ONE	1024
 
 u32 rocepath_rpt_ceiling(const struct rocepath_dcqcn_dev *dd)
@@ -86,7 +86,7 @@ void rocepath_rpt_init(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev
 
 static u64 rpt_window(void)
 {
-	return (u64)clamp(READ_ONCE(rp_rate_window_ms), 1U, RP_RATE_WINDOW_LIMIT_MS) *
+	return (u64)clamp(READ_ONCE(rp_rate_window_ms), 1U, RPT_RATE_WINDOW_LIMIT_MS) *
 	       NSEC_PER_MSEC;
 }
 
@@ -192,7 +192,7 @@ static void rpt_advance(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_de
 		rpt->t_inc += n * period;
 		if (rpt->rc >= ceil)
 			return;
-		for (i = 0; i < min_t(u64, n, RP_MAX_STEPS); i++)
+		for (i = 0; i < min_t(u64, n, RPT_MAX_STEPS); i++)
 			rpt_increase(rpt, dd, true);
 	}
 }
@@ -282,7 +282,7 @@ u64 rocepath_rpt_tx(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *d
 	rpt_measure(rpt, now, len);
 	if (breset && rpt->rc < rocepath_rpt_ceiling(dd)) {
 		rpt->bytes += len;
-		while (rpt->bytes >= breset && i++ < RP_MAX_STEPS) {
+		while (rpt->bytes >= breset && i++ < RPT_MAX_STEPS) {
 			rpt->bytes -= breset;
 			rpt_increase(rpt, dd, false);
 		}
@@ -291,7 +291,7 @@ u64 rocepath_rpt_tx(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *d
 	}
 	if (rpt->rc < rocepath_rpt_ceiling(dd)) {
 		u64 limit = now + (u64)min(READ_ONCE(rp_pace_max_delay_ms),
-					   RP_PACE_DELAY_LIMIT_MS) * NSEC_PER_MSEC;
+					   RPT_PACE_DELAY_LIMIT_MS) * NSEC_PER_MSEC;
 
 		/* never stamped, nor in debt, beyond the limit */
 		t = clamp(rpt->next_tx, now, limit);

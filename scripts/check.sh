@@ -3,7 +3,8 @@
 #
 # Every test of the project (`make check`), as TAP, in four stages:
 #   static  ynl-gen --check, checkpatch --strict (kmod/, include/), sparse on
-#           both test kernels, cppcheck on daemon/, dkms build (6.12)
+#           both test kernels, cppcheck on daemon/, the include rules
+#           between layers (scripts/layers-check.sh), dkms build (6.12)
 #   build   the module for both test kernels, the CLI/daemon, the unit tests
 #   unit    each daemon/tests/bin/test_* under valgrind (leaks fail)
 #   vm      each selftests/Makefile TEST_PROGS entry on each test kernel
@@ -20,7 +21,7 @@
 #                         [--extra SELFTEST]... [--list] [-h]
 #   --kernel  VM tests (and sparse) on these kernels only (default: both)
 #   --only    run only the named items: a stage (static, build, unit, vm),
-#             a static check (ynl, checkpatch, sparse, cppcheck, dkms), a unit
+#             a static check (ynl, checkpatch, sparse, cppcheck, layers, dkms), a unit
 #             test binary (test_pins) or a selftest (pin_wire, pin_wire.sh).
 #             The build stage always runs: everything else needs it.
 #   --extra   one more VM selftest (a path under selftests/, e.g.
@@ -84,7 +85,7 @@ unit_bins() {
 }
 
 if [ -n "$list" ]; then
-	echo "static: ynl checkpatch sparse cppcheck dkms"
+	echo "static: ynl checkpatch sparse cppcheck layers dkms"
 	echo "build: module-<rel> userspace unit-tests (always run)"
 	echo "unit:" $(unit_bins)
 	echo "vm (${kernels[*]}):" $selftests
@@ -244,6 +245,10 @@ cppcheck_daemon() {
 }
 if wanted static cppcheck; then
 	item "static: cppcheck daemon/ (no findings)" cppcheck_daemon
+fi
+
+if wanted static layers; then
+	item "static: include rules between layers (scripts/layers-check.sh)" scripts/layers-check.sh
 fi
 
 if wanted static dkms; then

@@ -78,12 +78,12 @@ ok_json() {
 	fi
 }
 
-lsmod | grep -q '^rocepath ' && rmmod rocepath
+rp_unload 1
 expect_fail "no module: clear error, exit 1" "family not found" -j pin show
 expect_fail "no module: error says how to load it" "modprobe rocepath" -j pin show
 
-insmod "$ROCEPATH_KO" || ksft_skip_all "cannot insmod $ROCEPATH_KO"
-defer rmmod rocepath
+rp_load 1 || ksft_skip_all "cannot load $ROCEPATH_KO"
+defer rp_unload 1
 
 # ---- dev ----
 ok "dev show (text)" dev show
@@ -219,6 +219,17 @@ expect_fail "dcqcn set on an unknown device fails" "" dcqcn set dev nosuchdev0 r
 expect_fail "dcqcn set unknown parameter rejected" "unknown parameter" \
 	dcqcn set dev "$IBDEV" rp_bogus 1
 ok "dcqcn set np_enable 0" dcqcn set dev "$IBDEV" np_enable 0 rp_enable 0
+# rp_min_rate <= a non-zero rp_max_rate: the CLI judges what it is given,
+# the module what the device will hold (Documentation/flows-dcqcn.rst).
+expect_fail "dcqcn set rp_min_rate above rp_max_rate in one command: rejected before sending" \
+	"rp_min_rate 200 above rp_max_rate 100" \
+	dcqcn set dev "$IBDEV" rp_min_rate 200 rp_max_rate 100
+ok "dcqcn set rp_max_rate 100" dcqcn set dev "$IBDEV" rp_max_rate 100
+expect_fail "dcqcn set rp_min_rate above the device's rp_max_rate: the module's extack" \
+	"rp_min_rate above rp_max_rate" dcqcn set dev "$IBDEV" rp_min_rate 200
+ok "dcqcn set rp_max_rate 0 (no ceiling) takes rp_min_rate 200" \
+	dcqcn set dev "$IBDEV" rp_max_rate 0 rp_min_rate 200
+ok "dcqcn set rp_min_rate 1 (default)" dcqcn set dev "$IBDEV" rp_min_rate 1
 
 # ---- stats ----
 ok_json "stats -j: one object with counters and limits" \

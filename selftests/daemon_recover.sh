@@ -66,12 +66,12 @@ fi
 
 # 4. Module reload: family gone and back; pins and DCQCN re-pushed.
 before=$(rpd_log_count 1 'module \(re\)loaded')
-if on_host 1 "rmmod rocepath" && rpd_wait_log 1 'module unloaded' 1 20; then
+if rp_unload 1 && rpd_wait_log 1 'module unloaded' 1 20; then
 	ksft_pass "module unload noticed (nlctrl DELFAMILY)"
 else
 	ksft_fail "module unload not noticed"
 fi
-on_host 1 "insmod '$ROCEPATH_KO'"
+rp_load 1 || log "cannot load $ROCEPATH_KO again"
 if rpd_wait_log 1 'module \(re\)loaded' $((before + 1)) 20 &&
    retry 20 0.5 pins_ok && [ "$(dcqcn_ai)" = 7 ]; then
 	ksft_pass "module reload: pins and DCQCN re-pushed"

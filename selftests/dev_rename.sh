@@ -20,9 +20,8 @@ GIDX=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST
 NEW=rprename0
 FIFO=$(mktemp -u /tmp/dev_rename.XXXXXX)	# a FIFO cannot live on the 9p share
 
-lsmod | grep -q '^rocepath ' && rmmod rocepath
-insmod "$ROCEPATH_KO" || ksft_skip_all "insmod failed"
-defer 'rmmod rocepath'
+rp_load 1 || ksft_skip_all "cannot load $ROCEPATH_KO"
+defer rp_unload 1
 defer "rdma dev set $NEW name $IBDEV 2>/dev/null"
 
 "$CLI" pin add remote "$PEER_IP4" sport 50010 dev "$IBDEV" >/dev/null ||

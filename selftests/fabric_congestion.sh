@@ -74,11 +74,9 @@ ksft_test "bottleneck: $RLEAF's port to h$R shaped to $RATE kbit/s, RED marks EC
 # rocepath on the three hosts (accounting always; RP/NP per phase). The
 # pacing bound stays below the QPs' RC timeout (ib_write_bw -u 18: 1.07 s)
 # and above the queue's worst delay (LIMIT: 200 ms).
-unload() { for n in $S1 $S2 $R; do on_host "$n" 'rmmod rocepath 2>/dev/null'; done; }
-defer unload
 for n in $S1 $S2 $R; do
-	on_host "$n" "rmmod rocepath 2>/dev/null; insmod $ROCEPATH_KO rp_pace_max_delay_ms=300" ||
-		ksft_skip_all "insmod failed on h$n"
+	defer rp_unload "$n"
+	rp_load "$n" rp_pace_max_delay_ms=300 || ksft_skip_all "cannot load $ROCEPATH_KO on h$n"
 done
 # The RP's pacing needs fq on the senders; it is there in every phase so
 # that the phases differ in DCQCN only.

@@ -24,7 +24,8 @@
 #   kmsg_mark / kmsg_bugs       remember the kernel log position / print
 #                               WARN, BUG, oops, leak lines logged since
 #   rp_load N [PARAMS...]       (re)load rocepath.ko on guest N
-#   rp_unload N                 unload it from guest N
+#   rp_unload N                 unload it from guest N; true when it is
+#                               not loaded afterwards
 #   rp_load_both [PARAMS...]    load it on guests 1 and 2, unloaded at exit
 #   ynl ARGS...                 the kernel's YNL CLI on the rocepath spec
 #                               (guest 1); $YNL_CMD is the same command line
@@ -368,7 +369,7 @@ rp_load() {
 }
 
 rp_unload() {
-	on_host "$1" "rmmod rocepath 2>/dev/null; true" >/dev/null
+	on_host "$1" "rmmod rocepath 2>/dev/null; [ ! -d /sys/module/rocepath ]" >/dev/null
 }
 
 rp_load_both() {

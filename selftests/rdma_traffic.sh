@@ -21,12 +21,7 @@ if [ ! -f "$ROCEPATH_KO" ]; then
 	ksft_exit
 fi
 
-unload() {
-	on_host 1 'rmmod rocepath'
-	on_host 2 'rmmod rocepath'
-}
-defer unload
-if on_host 1 "insmod $ROCEPATH_KO" && on_host 2 "insmod $ROCEPATH_KO"; then
+if rp_load_both; then
 	ksft_pass "rocepath.ko loaded on h1 and h2"
 	ksft_test "ibv_rc_pingpong with rocepath.ko" rdma_pingpong
 	ksft_test "ibv_rc_pingpong with rocepath.ko (IPv6 GID)" rdma_pingpong -6

@@ -4,7 +4,9 @@
  * rocepath dcqcn set dev IBDEV PARAM VALUE [PARAM VALUE ...]
  * PARAM names are mlx5's debugfs cc_params file names plus np_enable and
  * rp_enable; values are unsigned integers in the spec's range for each
- * (checked here and again by the kernel's policy).
+ * (checked here and again by the kernel's policy). rp_dcqcn_check()'s
+ * rules between parameters are checked here on the values given; the
+ * module checks them again with the device's values for the others.
  */
 #include <errno.h>
 #include <string.h>
@@ -50,9 +52,12 @@ static int dcqcn_show(int argc, char **argv, const struct rp_cli *cli)
 
 static int dcqcn_set(int argc, char **argv, const struct rp_cli *cli)
 {
+	uint32_t given[RP_DCQCN_NPARAMS] = { 0 };
 	struct rp_dcqcn d = { 0 };
+	uint64_t known = 0;
 	struct rp_nl *nl;
 	int ret, nparams = 0;
+	char why[128];
 
 	while (argc > 0) {
 		const char *kw = argv[0], *val = argc > 1 ? argv[1] : NULL;
@@ -85,6 +90,8 @@ static int dcqcn_set(int argc, char **argv, const struct rp_cli *cli)
 						p->max);
 			d.val[p->attr] = x;
 			RP_SET(&d, p->attr);
+			given[i] = x;
+			known |= 1ULL << i;
 			nparams++;
 		}
 		argc -= 2;
@@ -94,6 +101,8 @@ static int dcqcn_set(int argc, char **argv, const struct rp_cli *cli)
 		return rp_error("dcqcn set: dev IBDEV is required");
 	if (!nparams)
 		return rp_error("dcqcn set: at least one PARAM VALUE is required");
+	if (rp_dcqcn_check(given, known, why, sizeof(why)))
+		return rp_error("dcqcn set: %s", why);
 	ret = cli_nl_open(cli, &nl);
 	if (ret)
 		return ret;

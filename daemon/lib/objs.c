@@ -4,6 +4,7 @@
  * decoder (spec-decode.c) into one decoder per nest, and the containers.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,34 @@ int rp_dcqcn_param_find(const char *name)
 		if (!strcmp(rp_dcqcn_params[i].name, name))
 			return i;
 	return -ENOENT;
+}
+
+#define PARAM(name) (ROCEPATH_A_DCQCN_##name - ROCEPATH_A_DCQCN_NP_ENABLE)
+
+/*
+ * The rules between two parameters, which the spec's checks (one value
+ * each) cannot state: val[lo] <= val[hi] unless val[hi] is 0 ("none").
+ * kmod/dcqcn.c applies the same in rocepath_nl_dcqcn_set_doit().
+ */
+static const struct {
+	int lo, hi;
+} dcqcn_orders[] = {
+	{ PARAM(RP_MIN_RATE), PARAM(RP_MAX_RATE) },	/* 0: line rate */
+};
+
+int rp_dcqcn_check(const uint32_t *val, uint64_t known, char *why, size_t len)
+{
+	for (size_t r = 0; r < sizeof(dcqcn_orders) / sizeof(dcqcn_orders[0]); r++) {
+		int lo = dcqcn_orders[r].lo, hi = dcqcn_orders[r].hi;
+
+		if (!(known & (1ULL << lo)) || !(known & (1ULL << hi)) ||
+		    !val[hi] || val[lo] <= val[hi])
+			continue;
+		snprintf(why, len, "%s %u above %s %u", rp_dcqcn_params[lo].name,
+			 val[lo], rp_dcqcn_params[hi].name, val[hi]);
+		return -ERANGE;
+	}
+	return 0;
 }
 
 /* A number attribute's spec name, when attr is one of set's numbers. */

@@ -157,6 +157,15 @@ const char *rp_dcqcn_name(int attr);
 int rp_dcqcn_attr(const char *name);
 /* Index into rp_dcqcn_params (spec-gen.h) of parameter @name, or -ENOENT. */
 int rp_dcqcn_param_find(const char *name);
+/*
+ * The module's rules between DCQCN parameters (rp_min_rate at most
+ * rp_max_rate unless that is 0), on the values a device would hold:
+ * @val is indexed like rp_dcqcn_params, bit i of @known says val[i] is
+ * known, and a rule with an unknown side is not judged. Returns 0, or
+ * -ERANGE with the broken rule and its values in @why ("rp_min_rate 200
+ * above rp_max_rate 100").
+ */
+int rp_dcqcn_check(const uint32_t *val, uint64_t known, char *why, size_t len);
 const char *rp_stats_name(int attr);
 /* tx_packets .. alpha, rate_kbps, rp_paced */
 const char *rp_flow_counter_name(int attr);

@@ -54,7 +54,7 @@ struct rp_err {
 /* Formats err into buf ("file: path: reason"); returns buf. */
 const char *rp_err_str(const struct rp_err *err, char *buf, size_t len);
 
-/* Topology (see the contract, "Cluster files"). name is used in errors. */
+/* Topology (Documentation/planner.rst, "Inputs and flows"). name is used in errors. */
 int rp_topo_load(const char *path, struct rp_topo **out, struct rp_err *err);
 int rp_topo_parse(const char *name, const char *text, size_t len,
 		  struct rp_topo **out, struct rp_err *err);
@@ -113,7 +113,7 @@ struct rp_plan_summary {
 const struct rp_plan_summary *rp_plan_summary(const struct rp_plan *plan);
 
 /*
- * The contract's plan object {flows, links, unplaced, summary}. With host
+ * The plan object of Documentation/planner.rst ("Output"). With host
  * set, only that host's flows (as sender) are listed; links and summary stay
  * fabric-wide. -ENOENT when host is not in the topology.
  */

@@ -76,10 +76,7 @@ int rp_advice_placement_text(const struct rp_advice *a, const char *name,
 		goto out;
 	ret = 0;
 out:
-	if (ret == -ENOMEM)
-		rp_err_set(err, name, "", 0, 0, "out of memory");
-	rp_json_put(root);
-	return ret;
+	return rp_json_end(&c, root, ret);
 }
 
 static int put_text(FILE *fp, void *text)

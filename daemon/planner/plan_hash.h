@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Switch ECMP hash models of the contract ("Hash model"): CRCs written from
+ * Switch ECMP hash models (Documentation/planner.rst, "Hash model"): CRCs written from
  * their definitions, XOR16 and measured sport tables.
  */
 #ifndef ROCEPATH_PLAN_HASH_H

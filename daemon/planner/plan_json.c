@@ -110,6 +110,14 @@ void rp_json_pathf(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+int rp_json_end(struct pctx *c, json_object *root, int ret)
+{
+	rp_json_put(root);
+	if (ret == -ENOMEM)
+		rp_err_set(c->err, c->file, "", 0, 0, "out of memory");
+	return ret;
+}
+
 int rp_json_err(struct pctx *c, const char *path, const char *fmt, ...)
 {
 	char msg[512];

@@ -36,6 +36,11 @@ int rp_json_parse(struct pctx *c, const char *text, size_t len,
 		  json_object **out);
 /* Frees a tree from rp_json_parse(). */
 void rp_json_put(json_object *root);
+/*
+ * The end of a parse: frees the tree and reports -ENOMEM, which names no
+ * JSON path, against the file ("out of memory"). Returns ret.
+ */
+int rp_json_end(struct pctx *c, json_object *root, int ret);
 /* Typed member access; *v NULL when absent and optional. */
 int rp_json_member(struct pctx *c, json_object *obj, const char *opath,
 		   const char *key, enum json_type type, bool required,

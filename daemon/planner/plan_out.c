@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Plan output: the contract's plan object as a json-c document (library
+ * Plan output: planner.rst's plan object as a json-c document (library
  * users and the tests' reference for the stream form, plan_stream.c) and a
  * host's pins.
  */

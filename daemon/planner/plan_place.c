@@ -167,10 +167,8 @@ int rp_place_parse(const char *name, const char *text, size_t len,
 	if (ret)
 		return ret;
 	pl = calloc(1, sizeof(*pl));
-	if (!pl) {
-		rp_json_put(root);
-		return -ENOMEM;
-	}
+	if (!pl)
+		return rp_json_end(&c, root, -ENOMEM);
 	pl->jobs = calloc(json_object_array_length(jobs) + 1,
 			  sizeof(*pl->jobs));
 	if (!pl->jobs) {
@@ -195,10 +193,8 @@ int rp_place_parse(const char *name, const char *text, size_t len,
 	}
 	qsort(pl->jobs, pl->njobs, sizeof(*pl->jobs), rp_job_cmp);
 out:
-	rp_json_put(root);
+	ret = rp_json_end(&c, root, ret);
 	if (ret) {
-		if (ret == -ENOMEM)
-			rp_err_set(err, name, "", 0, 0, "out of memory");
 		rp_place_free(pl);
 		return ret;
 	}

@@ -649,15 +649,10 @@ int rp_topo_parse(const char *name, const char *text, size_t len,
 	if (ret)
 		return ret;
 	t = calloc(1, sizeof(*t));
-	if (!t) {
-		rp_json_put(root);
-		return -ENOMEM;
-	}
-	ret = topo_build(&c, root, t);
-	rp_json_put(root);
+	if (!t)
+		return rp_json_end(&c, root, -ENOMEM);
+	ret = rp_json_end(&c, root, topo_build(&c, root, t));
 	if (ret) {
-		if (ret == -ENOMEM)
-			rp_err_set(err, name, "", 0, 0, "out of memory");
 		rp_topo_free(t);
 		return ret;
 	}

@@ -157,6 +157,15 @@ int rpd_rec_dcqcn_dev(struct rpd_reconciler *r, const struct rp_dev *dev)
 		rpd_dbg("dcqcn: no profile for %s", dev->ibdev);
 		return 0;
 	}
+	/* Two patterns may meet only here (rpd_config.c checks the rest). */
+	if (rp_dcqcn_check(v.val, v.set, err, sizeof(err))) {
+		r->st.dcqcn_failures++;
+		snprintf(r->last_error, sizeof(r->last_error),
+			 "dcqcn on %s not pushed: %s once the profiles that match it are merged",
+			 dev->ibdev, err);
+		rpd_err("%s", r->last_error);
+		return -ERANGE;
+	}
 	format_values(&v, vals, sizeof(vals));
 	ret = r->be->dcqcn_set(r->be->ctx, dev->ibdev, &v, err, sizeof(err));
 	if (ret) {

@@ -80,6 +80,80 @@ static int get_uint(json_object *v, const char *path, const char *key,
 	return 0;
 }
 
+static void merge(struct rpd_dcqcn_values *out, const struct rpd_dcqcn_profile *p)
+{
+	for (size_t i = 0; i < RP_DCQCN_NPARAMS; i++)
+		if (p->set & (1ULL << i))
+			out->val[i] = p->val[i];
+	out->set |= p->set;
+}
+
+/* When @p applies to @dev: pass 0 for "*", 1 for another matching pattern, 2 for the exact name; else -1. */
+static int profile_pass(const struct rpd_dcqcn_profile *p, const char *dev)
+{
+	if (!strcmp(p->dev, "*"))
+		return 0;
+	if (!strcmp(p->dev, dev))
+		return 2;
+	if (strpbrk(p->dev, "*?[") && !fnmatch(p->dev, dev, 0))
+		return 1;
+	return -1;
+}
+
+/*
+ * Merges into @out the profiles that apply to @dev, in rpd_config_dcqcn_for()'s
+ * order, naming them in @from (may be NULL); @own_only leaves out the other
+ * patterns (pass 1). Returns how many applied.
+ */
+static int merge_for(const struct rpd_config *cfg, const char *dev, bool own_only,
+		     struct rpd_dcqcn_values *out, char *from, size_t fromlen)
+{
+	size_t off = 0;
+	int matched = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int pass = 0; pass < 3; pass++) {
+		for (size_t i = 0; i < cfg->n_dcqcn; i++) {
+			const struct rpd_dcqcn_profile *p = &cfg->dcqcn[i];
+
+			if (profile_pass(p, dev) != pass || (own_only && pass == 1))
+				continue;
+			merge(out, p);
+			matched++;
+			if (from && off < fromlen)
+				off += snprintf(from + off, fromlen - off, "%s'%s'",
+						off ? ", " : "", p->dev);
+		}
+	}
+	return matched;
+}
+
+/*
+ * The rules between parameters (rp_dcqcn_check()) on what the file alone
+ * decides: a device named in the file gets "*", the patterns that match
+ * it and its own profile; a pattern's devices get at least "*" and the
+ * pattern. Which patterns meet on one device is known when the daemon
+ * pushes (rpd_rec_dcqcn_dev() checks again), and the device's values for
+ * the parameters no profile sets only in the module, which checks last.
+ */
+static int check_profiles(const struct rpd_config *cfg, const char *path,
+			  char *err, size_t errlen)
+{
+	for (size_t i = 0; i < cfg->n_dcqcn; i++) {
+		const char *dev = cfg->dcqcn[i].dev;
+		char why[128], from[256] = "", key[256];
+		struct rpd_dcqcn_values v;
+
+		merge_for(cfg, dev, strpbrk(dev, "*?["), &v, from, sizeof(from));
+		if (!rp_dcqcn_check(v.val, v.set, why, sizeof(why)))
+			continue;
+		snprintf(key, sizeof(key), "dcqcn.%s", dev);
+		return cfg_err(err, errlen, path, key, "%s (profiles merged: %s)",
+			       why, from);
+	}
+	return 0;
+}
+
 static int parse_dcqcn(json_object *obj, const char *path, struct rpd_config *cfg,
 		       char *err, size_t errlen)
 {
@@ -125,7 +199,7 @@ static int parse_dcqcn(json_object *obj, const char *path, struct rpd_config *cf
 		n++;
 		cfg->n_dcqcn = n;
 	}
-	return 0;
+	return check_profiles(cfg, path, err, errlen);
 }
 
 /* "metrics": {"path": FILE | null, "interval_s": N} */
@@ -178,7 +252,7 @@ int rpd_config_parse(const char *text, const char *path, struct rpd_config *cfg,
 	cfg->debounce_ms = RPD_DEBOUNCE_MS_DEFAULT;
 	cfg->resync_s = RPD_RESYNC_S_DEFAULT;
 	cfg->metrics_interval_s = RPD_METRICS_INTERVAL_S_DEFAULT;
-	/* off: the contract says the pins are `rocepath plan` for the same files */
+	/* off: daemon.rst promises the pins are `rocepath plan` for the same files */
 	cfg->stable_replan = false;
 
 	tok = json_tokener_new();
@@ -386,35 +460,8 @@ void rpd_config_free(struct rpd_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-static void merge(struct rpd_dcqcn_values *out, const struct rpd_dcqcn_profile *p)
-{
-	for (size_t i = 0; i < RP_DCQCN_NPARAMS; i++)
-		if (p->set & (1ULL << i))
-			out->val[i] = p->val[i];
-	out->set |= p->set;
-}
-
 int rpd_config_dcqcn_for(const struct rpd_config *cfg, const char *dev,
 			 struct rpd_dcqcn_values *out)
 {
-	int matched = 0;
-
-	memset(out, 0, sizeof(*out));
-	/* Pass 0: "*", pass 1: other patterns, pass 2: the exact name. */
-	for (int pass = 0; pass < 3; pass++) {
-		for (size_t i = 0; i < cfg->n_dcqcn; i++) {
-			const struct rpd_dcqcn_profile *p = &cfg->dcqcn[i];
-			int star = !strcmp(p->dev, "*");
-			int exact = !strcmp(p->dev, dev);
-			int pat = !star && !exact && strpbrk(p->dev, "*?[") &&
-				  !fnmatch(p->dev, dev, 0);
-
-			if ((pass == 0 && star) || (pass == 1 && pat) ||
-			    (pass == 2 && exact)) {
-				merge(out, p);
-				matched++;
-			}
-		}
-	}
-	return matched;
+	return merge_for(cfg, dev, false, out, NULL, 0);
 }

@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -19,7 +20,9 @@
 #include <json-c/json.h>
 
 #include "rp_netlink.h"
+#include "out.h"
 #include "parse.h"
+#include "pins.h"
 
 TEST(parse_u32)
 {
@@ -195,6 +198,13 @@ static const struct {
 	  "Error: rp_time_reset out of range 1..131071." },
 	{ { "dcqcn", "set", "dev", "rxe0", "rp_time_reset", "131072" }, 1,
 	  "Error: rp_time_reset out of range 1..131071." },
+	/* the module's rule between two parameters, when both are given */
+	{ { "dcqcn", "set", "dev", "rxe0", "rp_min_rate", "200", "rp_max_rate",
+	    "100" }, 1,
+	  "Error: dcqcn set: rp_min_rate 200 above rp_max_rate 100." },
+	{ { "dcqcn", "set", "dev", "rxe0", "rp_max_rate", "1", "rp_min_rate",
+	    "400000" }, 1,
+	  "Error: dcqcn set: rp_min_rate 400000 above rp_max_rate 1." },
 	{ { "dcqcn", "set", "dev", "rxe0", "rp-ai-rate", "5" }, 1,
 	  "Error: dcqcn set: unknown parameter \"rp-ai-rate\"" },
 	{ { "stats", "extra" }, 1, "Error: stats: unknown argument \"extra\"" },
@@ -343,6 +353,50 @@ TEST(place_writes_a_plannable_placement)
 	unlink(place);
 	unlink(outp);
 	rmdir(dir);
+}
+
+/*
+ * plan ... host prints the host's pins through pin show's printer: the
+ * text is rp_pin_print()'s for the pins the -j form parses to (once a
+ * private copy of it that differed), and -j is a pins file.
+ */
+TEST(plan_host_prints_as_pin_show)
+{
+	char topo[PATH_MAX + 64], place[PATH_MAX + 64], err[4096], perr[256];
+	const char *args[] = { "-j", "plan", "topology", topo, "placement", place,
+			       "host", "host00000", NULL };
+	static char out[1 << 16], text[1 << 16];
+	struct rp_pins pins = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	struct rp_out *o;
+	json_object *arr;
+	FILE *fp;
+	int st;
+
+	example(topo, sizeof(topo), "topology.json");
+	example(place, sizeof(place), "placement.json");
+	st = run(args, out, sizeof(out), err, sizeof(err));
+	if (st == -2)
+		SKIP(return, "rocepath binary not built");
+	ASSERT_EQ(0, st) TH_LOG("%s", err);
+	ASSERT_EQ(0, run(args + 1, text, sizeof(text), err, sizeof(err))) TH_LOG("%s", err);
+	arr = json_tokener_parse(out);
+	ASSERT_NE(NULL, arr);
+	ASSERT_EQ(0, rp_pins_from_json(arr, "plan", &pins, perr, sizeof(perr)))
+		TH_LOG("%s", perr);
+	json_object_put(arr);
+	ASSERT_LT(0, pins.n);
+	fp = open_memstream(&buf, &len);
+	ASSERT_NE(NULL, fp);
+	o = rp_out_new(fp, false, false);
+	for (size_t i = 0; i < pins.n; i++)
+		rp_pin_print(o, &pins.v[i]);
+	rp_out_free(o);
+	fclose(fp);
+	EXPECT_STREQ(buf, text);
+	free(buf);
+	rp_pins_free(&pins);
 }
 
 TEST(missing_module_is_clear)

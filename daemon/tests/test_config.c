@@ -182,6 +182,93 @@ TEST(dcqcn_module_ranges)
 	}
 }
 
+/*
+ * rp_min_rate above a non-zero rp_max_rate is refused by the module
+ * (kmod/dcqcn.c), so a profile that sets both that way is a config error,
+ * also when "*" gives one and the device's own profile the other; a
+ * ceiling of 0 is "line rate", and a pattern is judged with "*" only,
+ * as the patterns that meet on one device are known only at push time.
+ * The daemon once accepted all of these and failed when it pushed them.
+ */
+TEST(dcqcn_min_rate_above_max_rate)
+{
+	static const struct {
+		const char *dcqcn, *key, *merged;
+	} bad[] = {
+		{ "{\"rxe0\": {\"rp_min_rate\": 200, \"rp_max_rate\": 100}}",
+		  "dcqcn.rxe0", "'rxe0'" },
+		{ "{\"*\": {\"rp_min_rate\": 200, \"rp_max_rate\": 100}}",
+		  "dcqcn.*", "'*'" },
+		{ "{\"mlx5_0\": {\"rp_min_rate\": 200}, \"*\": {\"rp_max_rate\": 100}}",
+		  "dcqcn.mlx5_0", "'*', 'mlx5_0'" },
+		{ "{\"*\": {\"rp_min_rate\": 200}, \"mlx5_*\": {\"rp_max_rate\": 100}}",
+		  "dcqcn.mlx5_*", "'*', 'mlx5_*'" },
+		{ "{\"mlx5_*\": {\"rp_min_rate\": 200}, \"mlx5_0\": {\"rp_max_rate\": 100}}",
+		  "dcqcn.mlx5_0", "'mlx5_*', 'mlx5_0'" },
+	};
+	static const char *const good[] = {
+		"{\"rxe0\": {\"rp_min_rate\": 100, \"rp_max_rate\": 100}}",
+		"{\"rxe0\": {\"rp_min_rate\": 400000, \"rp_max_rate\": 0}}",
+		/* the device's own profile lowers the floor under "*"'s ceiling */
+		"{\"*\": {\"rp_min_rate\": 200, \"rp_max_rate\": 1000},"
+		" \"rxe0\": {\"rp_max_rate\": 300}}",
+		"{\"*\": {\"rp_max_rate\": 100},"
+		" \"rxe0\": {\"rp_min_rate\": 200, \"rp_max_rate\": 0}}",
+		/* one side only: the module judges it with the device's value */
+		"{\"rxe0\": {\"rp_min_rate\": 400000}}",
+		/* two patterns: both match mlx5_0, known only at push time */
+		"{\"mlx5_*\": {\"rp_min_rate\": 200}, \"*_0\": {\"rp_max_rate\": 100}}",
+	};
+	char text[512], err[512], want[128];
+	struct rpd_config c;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "{\"topology\": \"t\", \"placement\": \"p\", \"dcqcn\": %s}",
+			 bad[i].dcqcn);
+		err[0] = '\0';
+		EXPECT_EQ(-EINVAL, rpd_config_parse(text, F, &c, err, sizeof(err)))
+			TH_LOG("accepted: %s", bad[i].dcqcn);
+		snprintf(want, sizeof(want), "key '%s': ", bad[i].key);
+		EXPECT_NE(NULL, strstr(err, want)) TH_LOG("%s", err);
+		EXPECT_NE(NULL, strstr(err, "rp_min_rate 200 above rp_max_rate 100"))
+			TH_LOG("%s", err);
+		EXPECT_NE(NULL, strstr(err, bad[i].merged)) TH_LOG("%s", err);
+		rpd_config_free(&c);
+	}
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "{\"topology\": \"t\", \"placement\": \"p\", \"dcqcn\": %s}",
+			 good[i]);
+		EXPECT_EQ(0, rpd_config_parse(text, F, &c, err, sizeof(err)))
+			TH_LOG("%s: %s", good[i], err);
+		rpd_config_free(&c);
+	}
+}
+
+/* The rule itself: only known values are judged, 0 is no ceiling. */
+TEST(dcqcn_check_rule)
+{
+	int lo = rp_dcqcn_param_find("rp_min_rate");
+	int hi = rp_dcqcn_param_find("rp_max_rate");
+	uint32_t v[RP_DCQCN_NPARAMS] = { 0 };
+	uint64_t both = (1ULL << lo) | (1ULL << hi);
+	char why[128] = "";
+
+	ASSERT_LE(0, lo);
+	ASSERT_LE(0, hi);
+	v[lo] = 5;
+	v[hi] = 4;
+	EXPECT_EQ(-ERANGE, rp_dcqcn_check(v, both, why, sizeof(why)));
+	EXPECT_STREQ("rp_min_rate 5 above rp_max_rate 4", why);
+	EXPECT_EQ(0, rp_dcqcn_check(v, 1ULL << lo, why, sizeof(why)));
+	EXPECT_EQ(0, rp_dcqcn_check(v, 1ULL << hi, why, sizeof(why)));
+	v[hi] = 5;
+	EXPECT_EQ(0, rp_dcqcn_check(v, both, why, sizeof(why)));
+	v[hi] = 0;
+	EXPECT_EQ(0, rp_dcqcn_check(v, both, why, sizeof(why)));
+}
+
 /* A missing file is reported with its name and the errno text. */
 TEST(load_missing_file)
 {

@@ -382,23 +382,69 @@ TEST_F(rec, dcqcn_one_fails)
 	EXPECT_NE(NULL, strstr(self->r.last_error, "bad0"));
 }
 
+/* A reconciler on a fake backend of @ndev devices, with config @text. */
+static int dev_rec(struct fake *f, struct rpd_backend *be, struct rpd_config *cfg,
+		   struct rpd_reconciler *r, const char *text,
+		   const char *const *devs, int ndev)
+{
+	char err[256];
+
+	memset(f, 0, sizeof(*f));
+	*be = (struct rpd_backend){ .ctx = f, .dev_dump = f_dev_dump,
+				    .dcqcn_set = f_dcqcn_set };
+	if (rpd_config_parse(text, "x.conf", cfg, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -EINVAL;
+	}
+	for (int i = 0; i < ndev; i++)
+		strcpy(f->devs[i].ibdev, devs[i]);
+	f->ndevs = ndev;
+	rpd_rec_init(r, be, cfg);
+	return 0;
+}
+
 /* No profile for a device: nothing is sent. */
 TEST(dcqcn_no_profile)
 {
-	struct fake f = { 0 };
-	struct rpd_backend be = { .ctx = &f, .dev_dump = f_dev_dump,
-				 .dcqcn_set = f_dcqcn_set };
+	static const char *const devs[] = { "rxe0" };
 	struct rpd_reconciler r;
+	struct rpd_backend be;
 	struct rpd_config cfg;
-	char err[256];
+	struct fake f;
 
-	ASSERT_EQ(0, rpd_config_parse("{\"topology\": \"t\", \"placement\": \"p\", \"host\": \"h\"}",
-				      "x.conf", &cfg, err, sizeof(err)));
-	strcpy(f.devs[0].ibdev, "rxe0");
-	f.ndevs = 1;
-	rpd_rec_init(&r, &be, &cfg);
+	ASSERT_EQ(0, dev_rec(&f, &be, &cfg, &r,
+			     "{\"topology\": \"t\", \"placement\": \"p\", \"host\": \"h\"}",
+			     devs, 1));
 	EXPECT_EQ(0, rpd_rec_dcqcn(&r));
 	EXPECT_EQ(0, f.nset);
+	rpd_rec_free(&r);
+	rpd_config_free(&cfg);
+}
+
+/*
+ * Two patterns that meet on one device can break rp_min_rate <=
+ * rp_max_rate only once merged for it: that device is not pushed (the
+ * module would refuse it), the others are.
+ */
+TEST(dcqcn_patterns_merged_refused)
+{
+	static const char *const devs[] = { "mlx5_0", "mlx5_1" };
+	struct rpd_reconciler r;
+	struct rpd_backend be;
+	struct rpd_config cfg;
+	struct fake f;
+
+	ASSERT_EQ(0, dev_rec(&f, &be, &cfg, &r,
+			     "{\"topology\": \"t\", \"placement\": \"p\", \"host\": \"h\","
+			     " \"dcqcn\": {\"mlx5_*\": {\"rp_min_rate\": 200},"
+			     " \"*_0\": {\"rp_max_rate\": 100}}}", devs, 2));
+	EXPECT_EQ(-ERANGE, rpd_rec_dcqcn(&r));
+	ASSERT_EQ(1, f.nset);
+	EXPECT_STREQ("mlx5_1", f.set_dev[0]);
+	EXPECT_NE(NULL, strstr(r.last_error, "mlx5_0")) TH_LOG("%s", r.last_error);
+	EXPECT_NE(NULL, strstr(r.last_error, "rp_min_rate 200 above rp_max_rate 100"))
+		TH_LOG("%s", r.last_error);
+	EXPECT_EQ(1, r.st.dcqcn_failures);
 	rpd_rec_free(&r);
 	rpd_config_free(&cfg);
 }

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The include rules between the layers (Documentation/architecture.rst,
+# "Rules between layers"), checked so that the document cannot drift from
+# the code again:
+#   kmod/            includes only its own headers ("x.h") and the kernel's
+#   daemon/lib/      never includes the planner
+#   daemon/planner/  takes from daemon/lib/ only the models it shares with
+#                    it: addr.h (the address), objs.h (the pin and pin set)
+#                    and atomic.h (the atomic file writer); never netlink,
+#                    output, parsing or decoding
+# Prints each violation as FILE:LINE: reason; exits 1 when there is one.
+
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+PLANNER_FROM_LIB="addr.h objs.h atomic.h"
+rc=0
+
+# quoted FILE...: "FILE LINE NAME" for each #include "NAME"
+quoted() {
+	grep -nHE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$@" |
+		sed -E 's/^([^:]*):([0-9]+):.*"([^"]+)".*/\1 \2 \3/'
+}
+
+bad() { # FILE LINE REASON
+	echo "$1:$2: $3"
+	rc=1
+}
+
+while read -r f l h; do
+	[ -f "kmod/$h" ] || bad "$f" "$l" "\"$h\" is not a kmod/ header: the module includes no userspace header"
+done < <(quoted kmod/*.[ch])
+while read -r f l h; do
+	bad "$f" "$l" "the kernel side includes daemon/ (\"$h\")"
+done < <(grep -nHE '^[[:space:]]*#[[:space:]]*include.*daemon/' kmod/*.[ch] |
+	sed -E 's/^([^:]*):([0-9]+):(.*)/\1 \2 \3/')
+
+while read -r f l h; do
+	[ -f "daemon/planner/$h" ] && [ ! -f "daemon/lib/$h" ] &&
+		bad "$f" "$l" "daemon/lib/ includes the planner (\"$h\")"
+done < <(quoted daemon/lib/*.[ch])
+
+while read -r f l h; do
+	[ -f "daemon/planner/$h" ] && continue
+	[[ " $PLANNER_FROM_LIB " == *" $h "* ]] && continue
+	if [ -f "daemon/lib/$h" ]; then
+		bad "$f" "$l" "the planner includes daemon/lib/$h: of the library it uses only $PLANNER_FROM_LIB"
+	else
+		bad "$f" "$l" "\"$h\" is neither a planner header nor one of daemon/lib/ it may use"
+	fi
+done < <(quoted daemon/planner/*.[ch])
+
+exit $rc
