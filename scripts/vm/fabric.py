@@ -455,13 +455,29 @@ def capture(action):
             if sw["tier"] != "spine":
                 continue
             out = open("%s/cap-%s.txt" % (STATE, name), "w")
+            err = open("%s/cap-%s.err" % (STATE, name), "w")
+            # -q: without it tcpdump decodes some source ports as other
+            # protocols (49152 as Broadcom's LI shim) and prints no length
             p = subprocess.Popen(["ip", "netns", "exec", name, "tcpdump", "-i", "any",
-                                  "-nn", "-l", "-Q", "in", "udp", "dst", "port", "4791"],
-                                 stdout=out, stderr=subprocess.DEVNULL,
+                                  "-nn", "-q", "-l", "-Q", "in", "udp", "dst", "port",
+                                  "4791"],
+                                 stdout=out, stderr=err,
                                  stdin=subprocess.DEVNULL, start_new_session=True)
             pids.append(p.pid)
         with open(pidf, "w") as f:
             f.write(" ".join(map(str, pids)))
+        # Traffic sent before tcpdump has opened its socket is not seen
+        # (under TCG a start takes a second or more): wait for each.
+        for name, sw in topo["switches"].items():
+            if sw["tier"] != "spine":
+                continue
+            for _ in range(300):
+                with open("%s/cap-%s.err" % (STATE, name)) as f:
+                    if "listening on" in f.read():
+                        break
+                time.sleep(0.05)
+            else:
+                sys.exit("fabric: tcpdump in %s did not start" % name)
     else:
         try:
             with open(pidf) as f:
