@@ -143,7 +143,7 @@ check-deb:
 
 # The fabric selftests on every test kernel (make check runs them on 6.12).
 check-fabric: deps
-	ROCEPATH_ALL_KERNELS=1 scripts/check.sh --only fabric_basic,fabric_balance,fabric_congestion
+	ROCEPATH_ALL_KERNELS=1 scripts/check.sh --only fabric_basic,fabric_balance,fabric_probe,fabric_congestion
 
 # Real Slurm (slurmctld, slurmd, munge from Debian) in two guests running
 # the placement prolog/epilog (selftests/slurm_job.sh, about 95 s).

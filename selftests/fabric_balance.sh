@@ -29,8 +29,6 @@ PLACEMENT=${FABRIC_PLACEMENT:-$(dirname "$FABRIC_TOPOLOGY")/placement.json}
 SIZE=${FABRIC_MSG_SIZE:-2048}
 ITERS=${FABRIC_ITERS:-20}
 
-# host guest index of a topology host name
-host_idx() { awk -v n="$1" '$1 == "host" && $3 == n { print $2 }' "$RUN_DIR/fabric"; }
 
 # 1. The leaves' hash, measured: leaf -> one local source, one remote
 # destination; a second pair checks the choice depends on the port alone.
@@ -71,79 +69,10 @@ cp "$PLACEMENT" "$W/placement.json"
 	ksft_skip_all "rocepath plan failed on the measured topology"
 log "plan: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"])' "$W/plan.json" | cut -c1-160)"
 
-# Connections (src dst qps) of the plan; every host in them.
-mapfile -t conns < <(python3 - "$W/plan.json" <<-'PYEOF'
-	import json, sys
-	n = {}
-	for f in json.load(open(sys.argv[1]))["flows"]:
-	    k = (f["src_host"], f["dst_host"], f["dst_ip"])
-	    n[k] = n.get(k, 0) + 1
-	for (s, d, ip), q in sorted(n.items()):
-	    print(s, d, ip, q)
-	PYEOF
-)
-hosts=$(for c in "${conns[@]}"; do read -r s d _ <<<"$c"; echo "$s"; echo "$d"; done | sort -u)
+fabric_conns "$W/plan.json"
 
-unload() { for h in $hosts; do on_host "$(host_idx "$h")" 'rmmod rocepath 2>/dev/null'; done; }
-defer unload
-for h in $hosts; do
-	on_host "$(host_idx "$h")" "insmod $ROCEPATH_KO" || ksft_skip_all "insmod failed on $h"
-done
-# rxe sends to a peer it has no neighbour entry for only after ARP: ping.
-for c in "${conns[@]}"; do
-	read -r s d ip _ <<<"$c"
-	on_host "$(host_idx "$s")" "busybox ping -c 1 -W 3 $ip" >/dev/null
-done
+fabric_hosts_ready
 
-# traffic NAME: every connection's ib_write_bw at once, captured at the
-# spines; each phase listens on its own ports.
-phase=0
-traffic() {
-	local name=$1 k=0 s d ip q si di gs gd rc=0 port0=$((18515 + 10 * phase))
-	phase=$((phase + 1))
-	on_host "$FABRIC_HOST" "cd $ROCEPATH_TOP && python3 scripts/vm/fabric.py counters" >"$W/$name-before.json"
-	for h in $hosts; do on_host "$(host_idx "$h")" "$RP_CLI flow reset" >/dev/null; done
-	fab capture start
-	for c in "${conns[@]}"; do
-		read -r s d ip q <<<"$c"
-		di=$(host_idx "$d")
-		gd=$(host_gid "$di") || return 1
-		on_host_bg "$di" "srv$k" "ib_write_bw -d $IBDEV -x $gd -q $q -s $SIZE -n $ITERS -F -p $((port0 + k))"
-		k=$((k + 1))
-	done
-	k=0
-	for c in "${conns[@]}"; do
-		read -r s d ip q <<<"$c"
-		si=$(host_idx "$s")
-		gs=$(host_gid "$si") || return 1
-		on_host_bg "$si" "cli$k" "source selftests/lib.sh; retry 60 1 ib_write_bw -d $IBDEV -x $gs -q $q -s $SIZE -n $ITERS -F -p $((port0 + k)) $ip"
-		k=$((k + 1))
-	done
-	k=0
-	for c in "${conns[@]}"; do
-		read -r s d ip q <<<"$c"
-		wait_bg "$(host_idx "$s")" "cli$k" 300 >"$W/$name-cli$k.log" 2>&1 ||
-			{ log "ib_write_bw $s -> $d failed:"; tail -n 5 "$W/$name-cli$k.log" | sed 's/^/#   /'; rc=1; }
-		wait_bg "$(host_idx "$d")" "srv$k" 60 >"$W/$name-srv$k.log" 2>&1 ||
-			{ log "ib_write_bw server on $d failed:"; tail -n 5 "$W/$name-srv$k.log" | sed 's/^/#   /'; rc=1; }
-		k=$((k + 1))
-	done
-	fab capture stop
-	fab flows >"$W/$name-flows.json"
-	on_host "$FABRIC_HOST" "cd $ROCEPATH_TOP && python3 scripts/vm/fabric.py counters" >"$W/$name-after.json"
-	for h in $hosts; do
-		on_host "$(host_idx "$h")" "$RP_CLI -j flow show"
-	done | python3 -c 'import json, sys
-out = []
-for line in sys.stdin:
-    line = line.strip()
-    if line.startswith("["):
-        out += json.loads(line)
-json.dump(out, open(sys.argv[1], "w"))' "$W/$name-qps.json"
-	log "bytes per spine link, $name:"
-	$CHECK bytes "$W/$name-before.json" "$W/$name-after.json"
-	return $rc
-}
 
 # 2. Without pinning.
 ksft_test "ib_write_bw -q 4 on every connection at once, unpinned" traffic unpinned
@@ -154,19 +83,7 @@ ksft_test "unpinned: every flow's path = the measured hash of its QPN-derived po
 RPD_EXAMPLE=$W
 stop_all() { for h in $hosts; do rpd_stop "$(host_idx "$h")"; done; }
 defer stop_all
-pins_in() {
-	local h n
-	for h in $hosts; do
-		n=$(host_idx "$h")
-		rpd_setup "$n" >/dev/null && rpd_start "$n" >/dev/null || return 1
-	done
-	for c in "${conns[@]}"; do
-		read -r s d ip q <<<"$c"
-		retry 50 0.2 on_host "$(host_idx "$s")" \
-			"$RP_CLI -j pin show | grep -q '\"remote\":\"$ip\"'" || { log "no pin on $s for $ip"; return 1; }
-	done
-}
-ksft_test "rocepathd on every host installed its part of the plan" pins_in
+ksft_test "rocepathd on every host installed its part of the plan" fabric_rpd_start
 ksft_test "ib_write_bw -q 4 on every connection at once, with the plan" traffic planned
 ksft_test "with the plan: every flow on its planned path, busiest link = max_link_flows" \
 	$CHECK plan "$W/plan.json" "$W/planned-flows.json"

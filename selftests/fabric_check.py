@@ -12,6 +12,9 @@
       unpinned: each observed flow's port is the one Linux derives from its
       QP numbers, and its path is the one the measured table predicts;
       prints observed vs predicted per-link loads
+  fabric_check.py probes TOPO PROBES.json SRC DST TABLE.json
+      every probe answer of SRC -> DST names the spine behind the uplink
+      that `fabric.py table` (ip route get in the leaf) gives its port
   fabric_check.py bytes BEFORE.json AFTER.json
       bytes and packets per spine link, both ways, between two counter dumps
 
@@ -97,6 +100,30 @@ def plan(plan_path, flows_path):
     return 1 if bad else 0
 
 
+def probes(topo_path, probes_path, src, dst, table_path):
+    topo, pr, tab = load(topo_path), load(probes_path), load(table_path)
+    leaf = [h["nics"][0]["leaf"] for h in topo["hosts"] if h["nics"][0]["ip"] == src][0]
+    spine_of = {}
+    for ln in topo["links"]:
+        if ln["a"] == leaf:
+            spine_of[ln["a_port"]] = ln["b"]
+        elif ln["b"] == leaf:
+            spine_of[ln["b_port"]] = ln["a"]
+    bad = n = 0
+    for p in pr["probes"]:
+        if (p["src_ip"], p["dst_ip"]) != (src, dst):
+            continue
+        n += 1
+        member = tab["table"].get(str(p["sport"]))
+        kernel = spine_of[tab["ports"][member]] if member is not None else None
+        if kernel != p["switch"]:
+            print("# %s -> %s sport %d: probe says %s, ip route get on %s says %s"
+                  % (src, dst, p["sport"], p["switch"], leaf, kernel))
+            bad += 1
+    print("# %s -> %s: %d probe answers, %d disagree with ip route get" % (src, dst, n, bad))
+    return 1 if bad or not n else 0
+
+
 def rdma_sport(lqpn, rqpn):
     """rdma_flow_label_to_udp_sport(rdma_calc_flow_label(lqpn, rqpn))."""
     v = lqpn * rqpn
@@ -172,7 +199,7 @@ def bytes_table(before_path, after_path):
 
 def main(argv):
     cmds = {"measured": (measured, 3), "plan": (plan, 2), "ecmp": (ecmp, 3),
-            "bytes": (bytes_table, 2)}
+            "bytes": (bytes_table, 2), "probes": (probes, 5)}
     if len(argv) < 2 or argv[1] not in cmds:
         sys.exit(__doc__)
     fn, n = cmds[argv[1]]

@@ -36,6 +36,9 @@ int cmd_monitor(int argc, char **argv, const struct rp_cli *cli);
 int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 	__attribute__((weak));
 
+/* daemon/cli/cmd_probe.c: path probing for measured switch hashes. */
+int cmd_probe(int argc, char **argv, const struct rp_cli *cli);
+
 /* daemon/cli/cmd_place.c: the placement advisor (planner). */
 int cmd_place(int argc, char **argv, const struct rp_cli *cli);
 

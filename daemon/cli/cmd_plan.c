@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rocepath plan topology FILE placement FILE [previous FILE] [host NAME]
+ *               [probes FILE ...]
  *
  * Without host: the plan ({flows, unplaced, links, summary} with -j, a
  * summary and one line per flow in text). With host: that host's pins as
  * `pin show` prints pins: the array `rocepath pin replace file` accepts
  * (-j), or one line per pin.
  * With previous: a stable re-plan of the plan of that placement (flows
- * that it also has keep their ports where the new plan allows).
+ * that it also has keep their ports where the new plan allows). With
+ * probes (repeatable): flows through measured leaves take probed ports.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,17 +19,20 @@
 #include "objs.h"
 #include "pins.h"
 #include "plan.h"
+#include "plan_probe.h"
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"Usage: rocepath plan topology FILE placement FILE [previous FILE]\n"
-		"                     [host NAME]\n");
+		"                     [host NAME] [probes FILE ...]\n");
 }
 
 int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 {
 	const char *topo = NULL, *place = NULL, *host = NULL, *prev = NULL;
+	const char *probes[16];
+	size_t nprobes = 0;
 	struct rp_pins pins = { 0 };
 	struct rp_plan *plan = NULL;
 	struct rp_err err;
@@ -45,6 +50,8 @@ int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 			dst = &host;
 		else if (rp_matches(*argv, "previous"))
 			dst = &prev;
+		else if (rp_matches(*argv, "probes") && nprobes < 16)
+			dst = &probes[nprobes++];
 		else if (rp_matches(*argv, "help")) {
 			usage();
 			return 0;
@@ -61,7 +68,8 @@ int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 	if (!topo || !place)
 		return rp_error("plan: topology and placement files are required");
 	memset(&err, 0, sizeof(err));
-	ret = rp_plan_from_files_stable(topo, place, prev, &plan, &err);
+	ret = rp_plan_from_files_probed(topo, place, prev, probes, nprobes,
+					&plan, &err);
 	if (ret)
 		return rp_error_ret(ret, "%s", rp_err_str(&err, buf, sizeof(buf)));
 	if (!host) {

@@ -35,11 +35,15 @@ static const struct {
 	  "dcqcn { show [dev IBDEV] | set dev IBDEV PARAM VALUE [PARAM VALUE ...] }" },
 	{ "stats", cmd_stats, "stats" },
 	{ "monitor", cmd_monitor, "monitor" },
-	{ "plan", NULL, "plan topology FILE placement FILE [previous FILE] [host NAME]" },
+	{ "plan", NULL, "plan topology FILE placement FILE [previous FILE] [host NAME]\n"
+	  "              [probes FILE ...]" },
 	{ "place", cmd_place,
 	  "place topology FILE placement FILE job ID hosts N [rails R[,R...]]\n"
 	  "              [pattern ring|alltoall] [qps N] [out FILE]\n"
 	  "              [policy advise|first-fit|random] [seed N]" },
+	{ "probe", cmd_probe,
+	  "probe topology FILE placement FILE host NAME [out FILE]\n"
+	  "              [rate PPS] [tries N] [timeout MS] [ttl N]" },
 	{ "nccl-env", cmd_nccl_env,
 	  "nccl-env [job ID] [config FILE] [host NAME] [dscp N]" },
 	{ "help", cmd_help, "help" },

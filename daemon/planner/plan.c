@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plan_model.h"
+#include "plan_probe.h"
 
 /* Greedy passes (different pair orders) per bound before trying T + 1. */
 #define RP_COLOUR_ATTEMPTS	8
@@ -25,6 +26,14 @@ int rp_plan_compute_stable(const struct rp_topo *t, const struct rp_place *p,
 			   const struct rp_plan *prev, struct rp_plan **out,
 			   struct rp_err *err)
 {
+	return rp_plan_compute_probed(t, p, prev, NULL, out, err);
+}
+
+int rp_plan_compute_probed(const struct rp_topo *t, const struct rp_place *p,
+			   const struct rp_plan *prev,
+			   const struct rp_probes *ps, struct rp_plan **out,
+			   struct rp_err *err)
+{
 	int *upl = NULL, *dnl = NULL, *grp = NULL, *cnt = NULL;
 	uint16_t *used = NULL;
 	struct rp_plan *pl;
@@ -36,6 +45,7 @@ int rp_plan_compute_stable(const struct rp_topo *t, const struct rp_place *p,
 	pl->t = t;
 	pl->p = p;
 	pl->prev = prev;
+	pl->probes = ps;
 	ret = prev && prev->t != t ? -EINVAL : 0;
 	if (!ret)
 		ret = rp_plan_make_flows(pl);
@@ -142,7 +152,17 @@ int rp_plan_from_files_stable(const char *topo_path, const char *place_path,
 			      const char *prev_path, struct rp_plan **out,
 			      struct rp_err *err)
 {
+	return rp_plan_from_files_probed(topo_path, place_path, prev_path, NULL,
+					 0, out, err);
+}
+
+int rp_plan_from_files_probed(const char *topo_path, const char *place_path,
+			      const char *prev_path,
+			      const char *const *probe_paths, size_t nprobes,
+			      struct rp_plan **out, struct rp_err *err)
+{
 	struct rp_place *p = NULL, *pp = NULL;
+	struct rp_probes *ps = NULL, one;
 	struct rp_plan *prev = NULL;
 	struct rp_topo *t = NULL;
 	int ret;
@@ -150,21 +170,35 @@ int rp_plan_from_files_stable(const char *topo_path, const char *place_path,
 	ret = rp_topo_load(topo_path, &t, err);
 	if (!ret)
 		ret = rp_place_load(place_path, t, &p, err);
+	if (!ret && nprobes) {
+		ps = calloc(1, sizeof(*ps));
+		ret = ps ? 0 : -ENOMEM;
+		for (size_t i = 0; !ret && i < nprobes; i++) {
+			ret = rp_probes_load(t, probe_paths[i], &one, err);
+			if (!ret)
+				ret = rp_probes_merge(ps, &one);
+			rp_probes_free(&one);
+		}
+	}
 	if (!ret && prev_path) {
 		ret = rp_place_load(prev_path, t, &pp, err);
 		if (!ret)
-			ret = rp_plan_compute(t, pp, &prev, err);
+			ret = rp_plan_compute_probed(t, pp, NULL, ps, &prev, err);
 	}
 	if (!ret)
-		ret = rp_plan_compute_stable(t, p, prev, out, err);
+		ret = rp_plan_compute_probed(t, p, prev, ps, out, err);
 	rp_plan_free(prev);
 	rp_place_free(pp);
 	if (ret) {
+		if (ps)
+			rp_probes_free(ps);
+		free(ps);
 		rp_place_free(p);
 		rp_topo_free(t);
 		return ret;
 	}
 	(*out)->own_t = t;
 	(*out)->own_p = p;
+	(*out)->own_probes = ps;
 	return 0;
 }

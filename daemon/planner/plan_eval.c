@@ -58,17 +58,18 @@ void rp_plan_baselines(struct rp_plan *pl, int *grp, int gmax)
 			m = rp_hash_member(&t->sw[t->leaf_sw[p->src]].hash,
 					   &sn->addr, &dn->addr, f->e_sport,
 					   ngl);
-			if (m < 0)
-				m = 0;
-			f->e_up = grp[m];
-			s = t->links[f->e_up].spine;
-			db = bget(pl, p->dst, s);
-			m = rp_hash_member(&t->sw[t->spine_sw[s]].hash,
-					   &sn->addr, &dn->addr, f->e_sport,
-					   db->n);
-			if (m < 0)
-				m = 0;
-			f->e_dn = pl->blinks[db->s0 + m];
+			f->e_up = f->e_dn = -1;
+			/* a measured hash has no model: the baseline is unknown */
+			if (m >= 0 || t->sw[t->leaf_sw[p->src]].hash.alg !=
+				      RP_HASH_MEASURED) {
+				f->e_up = grp[m < 0 ? 0 : m];
+				s = t->links[f->e_up].spine;
+				db = bget(pl, p->dst, s);
+				m = rp_hash_member(&t->sw[t->spine_sw[s]].hash,
+						   &sn->addr, &dn->addr,
+						   f->e_sport, db->n);
+				f->e_dn = pl->blinks[db->s0 + (m < 0 ? 0 : m)];
+			}
 
 			/* destination slice: uplink = slot of the dst NIC */
 			slot = pl->nic_slot[f->dst_nic];
@@ -103,7 +104,7 @@ unsigned int rp_plan_max_load(const struct rp_plan *pl, int mode, int *upl,
 		int d = mode == RP_MODE_PLAN ? f->dn :
 			mode == RP_MODE_ECMP ? f->e_dn : f->s_dn;
 
-		if (mode == RP_MODE_PLAN && f->status != ST_PLACED)
+		if (mode == RP_MODE_PLAN && !st_loaded(f->status))
 			continue;
 		if (u >= 0 && (unsigned int)++upl[u] > mx)
 			mx = upl[u];

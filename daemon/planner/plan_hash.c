@@ -80,6 +80,7 @@ static const char *const alg_names[] = {
 	[RP_HASH_CRC32C] = "crc32c",
 	[RP_HASH_XOR16] = "xor16",
 	[RP_HASH_TABLE] = "table",
+	[RP_HASH_MEASURED] = "measured",
 };
 
 static const char *const sel_names[] = {
@@ -102,7 +103,7 @@ static int lookup(const char *const *names, int n, const char *s)
 
 int rp_hash_alg_parse(const char *s, enum rp_hash_alg *alg)
 {
-	int i = lookup(alg_names, 5, s);
+	int i = lookup(alg_names, 6, s);
 
 	if (i < 0)
 		return i;
@@ -206,6 +207,7 @@ static int64_t value(const struct rp_hash_model *m, const uint8_t *buf,
 		v = rp_xor16(buf, len);
 		break;
 	case RP_HASH_TABLE:
+	case RP_HASH_MEASURED:
 	default:
 		/* A measured table already is the member: no select. */
 		return m->table ? m->table[sport] : -1;
@@ -300,7 +302,7 @@ void rp_hash_ctx_init(struct rp_hash_ctx *c, const struct rp_hash_model *m,
 	c->m = m;
 	c->len = build(m, src, dst, 0, c->buf, c->sport_off, &c->nsport);
 	c->lin = false;
-	if (m->alg == RP_HASH_TABLE || !lin)
+	if (m->alg >= RP_HASH_TABLE || !lin)
 		return;
 	for (unsigned int i = 0; i < c->nsport; i++) {
 		size_t o = c->sport_off[i];

@@ -16,6 +16,7 @@ enum rp_hash_alg {
 	RP_HASH_CRC32C,		/* CRC-32/ISCSI (Castagnoli) */
 	RP_HASH_XOR16,		/* XOR of big-endian 16-bit words */
 	RP_HASH_TABLE,		/* measured: sport -> member */
+	RP_HASH_MEASURED,	/* learnt by probing from the hosts (no model) */
 };
 
 enum rp_hash_sel { RP_SEL_FULL, RP_SEL_LO16, RP_SEL_HI16 };
@@ -33,6 +34,7 @@ struct rp_hash_model {
 	unsigned int nfields;
 	enum rp_hash_field fields[RP_HASH_MAX_FIELDS];
 	int32_t *table;		/* RP_HASH_TABLE: 65536 entries, -1 = absent */
+	/* RP_HASH_MEASURED behaves as a table without entries in the models */
 };
 
 /* An IPv4 (family 4, b[0..3]) or IPv6 (family 6, b[0..15]) address. */

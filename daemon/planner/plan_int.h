@@ -16,6 +16,14 @@ struct rp_switch {
 	enum rp_tier tier;
 	int tidx;			/* index among leaves or spines */
 	struct rp_hash_model hash;
+	int naddrs;			/* "addresses": ICMP errors come from these */
+	struct rp_ipaddr *addrs;
+};
+
+/* A switch address, for naming the switch an ICMP error comes from. */
+struct rp_swaddr {
+	struct rp_ipaddr addr;
+	int sw;				/* switch index */
 };
 
 /* A leaf-spine link, normalised so that the leaf is the "a" end. */
@@ -50,6 +58,10 @@ struct rp_topo {
 	struct rp_host *hosts;		/* sorted by name */
 	int nnics;
 	struct rp_nic *nics;		/* by (host, rail) */
+	int nswaddrs;
+	struct rp_swaddr *swaddrs;	/* every switch address, sorted */
+	bool measured;			/* some switch hash is "measured" */
+	uint64_t digest;		/* FNV-1a 64 of the file's bytes */
 };
 
 enum rp_pattern { RP_PAT_RING, RP_PAT_ALLTOALL };
@@ -68,6 +80,14 @@ struct rp_place {
 };
 
 /* Topology helpers */
+/* Switch index of an address in some switch's "addresses", else -1. */
+int rp_topo_find_swaddr(const struct rp_topo *t, const struct rp_ipaddr *a);
+/* NIC index of an address, else -1. */
+int rp_topo_find_nic_addr(const struct rp_topo *t, const struct rp_ipaddr *a);
+int rp_ipaddr_cmp(const struct rp_ipaddr *a, const struct rp_ipaddr *b);
+/* Parses IPv4/IPv6 text; canon (may be NULL) gets the canonical form. */
+int rp_ipaddr_parse(const char *s, struct rp_ipaddr *a, char *canon,
+		    size_t len);
 int rp_topo_find_host(const struct rp_topo *t, const char *name);
 int rp_topo_host_nic(const struct rp_topo *t, int host, int rail);
 static inline const char *rp_leaf_name(const struct rp_topo *t, int leaf)

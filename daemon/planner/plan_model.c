@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "plan_model.h"
+#include "plan_probe.h"
 
 const struct rp_plan_summary *rp_plan_summary(const struct rp_plan *plan)
 {
@@ -45,6 +46,9 @@ void rp_plan_free(struct rp_plan *pl)
 	free(pl->prev_of);
 	free(pl->prefer);
 	free(pl->seeded);
+	if (pl->own_probes)
+		rp_probes_free(pl->own_probes);
+	free(pl->own_probes);
 	rp_place_free(pl->own_p);
 	rp_topo_free(pl->own_t);
 	free(pl);

@@ -16,7 +16,17 @@ enum {
 	ST_NO_PATH,
 	ST_FAMILY,
 	ST_NO_PORT,
+	/* measured leaf hash (plan_probe_plan.c) */
+	ST_UNPROBED,		/* path assigned, counted; no answers to pick from */
+	ST_NO_PROBED,		/* answers, none onto the assigned spine */
+	ST_PARALLEL,		/* probes cannot tell parallel links apart */
 };
+
+/* Flows whose assigned links count in the plan's loads. */
+static inline bool st_loaded(int status)
+{
+	return status == 0 || status == ST_UNPROBED;
+}
 
 struct flow {
 	int job, rail, qp;
@@ -84,6 +94,9 @@ struct rp_plan {
 	int *prefer;		/* per common spine of a pair: flows there in prev */
 	int *seeded;		/* per pair: units the colouring put as prefer says */
 	bool seeding;		/* the colouring pass honours prefer */
+	/* probe answers for measured leaves (plan_probe.h); may be NULL */
+	const struct rp_probes *probes;
+	struct rp_probes *own_probes;
 };
 
 static inline int bcount(const struct rp_plan *pl, int leaf, int spine)
@@ -126,6 +139,13 @@ int rp_plan_leaf_group(const struct rp_plan *pl, int leaf, int dst, int *grp,
 		       int max);
 int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 		       int *grp, int gmax, uint16_t *used);
+
+/* plan_probe_plan.c: port of f (through a measured leaf) or -1 with
+ * *status set; used[nrsv..nused) as in rp_plan_route_pair(). */
+int rp_plan_probed_port(const struct rp_plan *pl, const struct flow *f,
+			const struct flow *q, const uint16_t *used, int nused,
+			int nrsv, struct rp_hash_ctx *sc, int want_s, int ngs,
+			uint8_t *status);
 
 /* plan_stable.c: prev_of and prefer from pl->prev. -errno. */
 int rp_plan_match_prev(struct rp_plan *pl);

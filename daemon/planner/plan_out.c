@@ -22,6 +22,9 @@ const char *const rp_plan_status_reason[] = {
 	[ST_NO_PATH] = "no path between the leaves over up links",
 	[ST_FAMILY] = "source and destination address families differ",
 	[ST_NO_PORT] = "no source port hashes onto the assigned links",
+	[ST_UNPROBED] = "measured hash: no probe answers from the sending host",
+	[ST_NO_PROBED] = "measured hash: no probed source port reaches the assigned spine",
+	[ST_PARALLEL] = "measured hash: probes cannot tell parallel links to the assigned spine apart",
 };
 
 static json_object *jstr(const char *s)
@@ -45,21 +48,30 @@ static void flow_common(const struct rp_plan *pl, const struct flow *f,
 	json_object_object_add(o, "qp", json_object_new_int(f->qp));
 }
 
+static json_object *path_json(const struct rp_plan *pl, const struct flow *f)
+{
+	const struct rp_topo *t = pl->t;
+	json_object *path = json_object_new_array();
+
+	json_object_array_add(path, jstr(rp_leaf_name(t, t->nics[f->src_nic].leaf)));
+	if (f->up >= 0) {
+		json_object_array_add(path, jstr(rp_spine_name(t, f->spine)));
+		json_object_array_add(path, jstr(rp_leaf_name(t,
+					t->nics[f->dst_nic].leaf)));
+	}
+	return path;
+}
+
 static json_object *flow_json(const struct rp_plan *pl, const struct flow *f)
 {
 	const struct rp_topo *t = pl->t;
-	const struct rp_nic *sn = &t->nics[f->src_nic];
-	const struct rp_nic *dn = &t->nics[f->dst_nic];
 	json_object *o = json_object_new_object();
-	json_object *path = json_object_new_array();
+	json_object *path = path_json(pl, f);
 	json_object *eg = json_object_new_array();
 
 	flow_common(pl, f, o);
 	json_object_object_add(o, "sport", json_object_new_int(f->sport));
-	json_object_array_add(path, jstr(rp_leaf_name(t, sn->leaf)));
 	if (f->up >= 0) {
-		json_object_array_add(path, jstr(rp_spine_name(t, f->spine)));
-		json_object_array_add(path, jstr(rp_leaf_name(t, dn->leaf)));
 		json_object_array_add(eg, json_object_new_int(
 				t->links[f->up].leaf_port));
 		json_object_array_add(eg, json_object_new_int(
@@ -110,6 +122,9 @@ int rp_plan_to_json(const struct rp_plan *pl, const char *host,
 			flow_common(pl, f, u);
 			json_object_object_add(u, "reason",
 					       jstr(rp_plan_status_reason[f->status]));
+			if (f->status == ST_UNPROBED)
+				json_object_object_add(u, "path",
+						       path_json(pl, f));
 			json_object_array_add(un, u);
 		}
 	}

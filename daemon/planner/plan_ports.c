@@ -197,6 +197,7 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 		const struct rp_nic *dn = &t->nics[f->dst_nic];
 		struct rp_hash_ctx lc, sc;
 		int want_l = -1, want_s = 0, ngs = 1, port = -1;
+		uint8_t st = ST_NO_PORT;
 		uint32_t p0;
 
 		if (f->src_nic != gsrc || f->dst_nic != gdst) {
@@ -242,16 +243,20 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 					 &sn->addr, &dn->addr, &pl->lin);
 			rp_hash_ctx_init(&sc, &t->sw[t->spine_sw[s]].hash,
 					 &sn->addr, &dn->addr, &pl->lin);
+			if (t->sw[t->leaf_sw[p->src]].hash.alg == RP_HASH_MEASURED)
+				port = rp_plan_probed_port(pl, f, q, used, nused,
+							   nrsv, &sc, want_s,
+							   ngs, &st);
 			/* the previous port, if it still takes the planned links */
-			if (q && q->up == f->up && q->dn == f->dn &&
+			else if (q && q->up == f->up && q->dn == f->dn &&
 			    find_port(&lc, want_l, ngl, &sc, want_s, ngs,
 				      q->sport - RP_SPORT_MIN, used + nrsv,
 				      nused - nrsv, false) == q->sport)
 				port = q->sport;
-			if (port < 0)
+			if (port < 0 && st == ST_NO_PORT)
 				port = find_port(&lc, want_l, ngl, &sc, want_s, ngs,
 						 p0, used, nused, false);
-			if (port < 0)
+			if (port < 0 && st == ST_NO_PORT)
 				port = find_any(pl, f, &lc, grp, ngl, &sc, db,
 						upl, dnl, p0, used, nused);
 		} else {
@@ -266,7 +271,12 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 				port = RP_SPORT_MIN + p0;
 		}
 		if (port < 0 || (routed && want_l < 0)) {
-			f->status = ST_NO_PORT;
+			f->status = st;
+			/* another host realises it: its links still count */
+			if (st == ST_UNPROBED) {
+				upl[f->up]++;
+				dnl[f->dn]++;
+			}
 			continue;
 		}
 		f->sport = port;

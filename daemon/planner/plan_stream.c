@@ -275,14 +275,11 @@ static void json_flow_common(struct w *w, const struct rp_plan *pl,
 	w_kint(w, "qp", f->qp);
 }
 
-static void json_flow(struct w *w, const struct rp_plan *pl,
+static void json_path(struct w *w, const struct rp_plan *pl,
 		      const struct names *nm, const struct flow *f)
 {
 	const struct rp_topo *t = pl->t;
 
-	w_open(w, '{');
-	json_flow_common(w, pl, nm, f);
-	w_kint(w, "sport", f->sport);
 	w_key(w, "path");
 	w_open(w, '[');
 	w_next(w);
@@ -294,6 +291,17 @@ static void json_flow(struct w *w, const struct rp_plan *pl,
 		w_q(w, &nm->sw[t->leaf_sw[t->nics[f->dst_nic].leaf]]);
 	}
 	w_close(w, ']');
+}
+
+static void json_flow(struct w *w, const struct rp_plan *pl,
+		      const struct names *nm, const struct flow *f)
+{
+	const struct rp_topo *t = pl->t;
+
+	w_open(w, '{');
+	json_flow_common(w, pl, nm, f);
+	w_kint(w, "sport", f->sport);
+	json_path(w, pl, nm, f);
 	w_key(w, "egress_ports");
 	w_open(w, '[');
 	if (f->up >= 0) {
@@ -316,6 +324,9 @@ static void json_unplaced(struct w *w, const struct rp_plan *pl,
 	w_open(w, '{');
 	json_flow_common(w, pl, nm, f);
 	w_kstr(w, "reason", rp_plan_status_reason[f->status]);
+	/* assigned, realised by the sending host's probed ports */
+	if (f->status == ST_UNPROBED)
+		json_path(w, pl, nm, f);
 	w_close(w, '}');
 }
 

@@ -41,7 +41,9 @@ void rp_topo_free(struct rp_topo *t)
 	for (int i = 0; i < t->nsw; i++) {
 		free(t->sw[i].name);
 		free(t->sw[i].hash.table);
+		free(t->sw[i].addrs);
 	}
+	free(t->swaddrs);
 	for (int i = 0; i < t->nhosts; i++)
 		free(t->hosts[i].name);
 	for (int i = 0; i < t->nnics; i++)
@@ -148,27 +150,116 @@ static int parse_hash(struct pctx *c, json_object *h, const char *hp,
 	return 0;
 }
 
-static int parse_ip(const char *s, struct rp_ipaddr *a, char *canon, size_t len)
+int rp_ipaddr_parse(const char *s, struct rp_ipaddr *a, char *canon,
+		    size_t len)
 {
 	memset(a, 0, sizeof(*a));
 	if (inet_pton(AF_INET, s, a->b) == 1) {
 		a->family = 4;
-		inet_ntop(AF_INET, a->b, canon, len);
+		if (canon)
+			inet_ntop(AF_INET, a->b, canon, len);
 		return 0;
 	}
 	if (inet_pton(AF_INET6, s, a->b) == 1) {
 		a->family = 6;
-		inet_ntop(AF_INET6, a->b, canon, len);
+		if (canon)
+			inet_ntop(AF_INET6, a->b, canon, len);
 		return 0;
 	}
 	return -EINVAL;
 }
 
-static int cmp_addr(const struct rp_ipaddr *a, const struct rp_ipaddr *b)
+int rp_ipaddr_cmp(const struct rp_ipaddr *a, const struct rp_ipaddr *b)
 {
 	if (a->family != b->family)
 		return a->family < b->family ? -1 : 1;
 	return memcmp(a->b, b->b, 16);
+}
+
+/* A switch's optional "addresses": the IPs its ICMP errors come from. */
+static int parse_swaddrs(struct pctx *c, json_object *s, const char *sp,
+			 struct rp_switch *sw)
+{
+	json_object *arr;
+	char p[320];
+	size_t n;
+	int ret;
+
+	ret = rp_json_member(c, s, sp, "addresses", json_type_array, false, &arr);
+	if (ret || !arr)
+		return ret;
+	n = json_object_array_length(arr);
+	sw->addrs = calloc(n + 1, sizeof(*sw->addrs));
+	if (!sw->addrs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *a = json_object_array_get_idx(arr, i);
+
+		rp_json_pathf(p, sizeof(p), "%s.addresses[%zu]", sp, i);
+		if (!json_object_is_type(a, json_type_string))
+			return rp_json_err(c, p, "expected a string");
+		if (rp_ipaddr_parse(json_object_get_string(a), &sw->addrs[i], NULL, 0))
+			return rp_json_err(c, p, "invalid IP address \"%s\"",
+					   json_object_get_string(a));
+		sw->naddrs++;
+	}
+	return 0;
+}
+
+static int cmp_swaddr(const void *a, const void *b)
+{
+	const struct rp_swaddr *x = a, *y = b;
+
+	return rp_ipaddr_cmp(&x->addr, &y->addr);
+}
+
+/* t->swaddrs, sorted; an address of two switches, or of a host, is an error. */
+static int index_swaddrs(struct pctx *c, struct rp_topo *t)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->nsw; i++)
+		n += t->sw[i].naddrs;
+	t->swaddrs = calloc(n + 1, sizeof(*t->swaddrs));
+	if (!t->swaddrs)
+		return -ENOMEM;
+	for (int i = 0; i < t->nsw; i++)
+		for (int k = 0; k < t->sw[i].naddrs; k++) {
+			t->swaddrs[t->nswaddrs].addr = t->sw[i].addrs[k];
+			t->swaddrs[t->nswaddrs++].sw = i;
+		}
+	qsort(t->swaddrs, n, sizeof(*t->swaddrs), cmp_swaddr);
+	for (int i = 0; i < n; i++) {
+		char buf[64];
+
+		inet_ntop(t->swaddrs[i].addr.family == 4 ? AF_INET : AF_INET6,
+			  t->swaddrs[i].addr.b, buf, sizeof(buf));
+		if (i && !rp_ipaddr_cmp(&t->swaddrs[i].addr, &t->swaddrs[i - 1].addr))
+			return rp_json_err(c, ".switches", "address %s is listed by \"%s\" and \"%s\": an ICMP error from it would name neither",
+					   buf, t->sw[t->swaddrs[i - 1].sw].name,
+					   t->sw[t->swaddrs[i].sw].name);
+		if (rp_topo_find_nic_addr(t, &t->swaddrs[i].addr) >= 0)
+			return rp_json_err(c, ".switches", "address %s of \"%s\" is also a host NIC's",
+					   buf, t->sw[t->swaddrs[i].sw].name);
+	}
+	return 0;
+}
+
+int rp_topo_find_swaddr(const struct rp_topo *t, const struct rp_ipaddr *a)
+{
+	struct rp_swaddr key = { .addr = *a };
+	const struct rp_swaddr *r = bsearch(&key, t->swaddrs, t->nswaddrs,
+					    sizeof(key), cmp_swaddr);
+
+	return r ? r->sw : -1;
+}
+
+int rp_topo_find_nic_addr(const struct rp_topo *t, const struct rp_ipaddr *a)
+{
+	for (int i = 0; i < t->nnics; i++)
+		if (!rp_ipaddr_cmp(&t->nics[i].addr, a))
+			return i;
+	return -1;
 }
 
 /* temporary records with original JSON indices, for errors and sorting */
@@ -219,7 +310,7 @@ static int cmp_tnic_addr(const void *a, const void *b)
 	const struct tnic *x = *(const struct tnic *const *)a;
 	const struct tnic *y = *(const struct tnic *const *)b;
 
-	return cmp_addr(&x->n.addr, &y->n.addr);
+	return rp_ipaddr_cmp(&x->n.addr, &y->n.addr);
 }
 
 struct portkey {
@@ -314,8 +405,12 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 			rp_json_pathf(q, sizeof(q), "%s.hash", p);
 			ret = parse_hash(c, h, q, &tsw[i].s.hash);
 		}
+		if (!ret)
+			ret = parse_swaddrs(c, s, p, &tsw[i].s);
 		if (ret)
 			goto out;
+		if (tsw[i].s.hash.alg == RP_HASH_MEASURED)
+			t->measured = true;
 	}
 	qsort(tsw, nsw, sizeof(*tsw), cmp_tsw);
 	for (size_t i = 1; i < nsw; i++) {
@@ -342,6 +437,7 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 		t->sw[i] = tsw[i].s;
 		tsw[i].s.name = NULL;
 		tsw[i].s.hash.table = NULL;
+		tsw[i].s.addrs = NULL;
 		if (t->sw[i].tier == RP_TIER_LEAF) {
 			t->sw[i].tidx = t->nleaves;
 			t->leaf_sw[t->nleaves++] = i;
@@ -521,7 +617,7 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 			x->orig_h = i;
 			x->orig_n = k;
 			x->n.rail = rail;
-			if (parse_ip(ip, &x->n.addr, x->n.ip, sizeof(x->n.ip))) {
+			if (rp_ipaddr_parse(ip, &x->n.addr, x->n.ip, sizeof(x->n.ip))) {
 				char q[320];
 
 				rp_json_pathf(q, sizeof(q), "%s.ip", p);
@@ -561,7 +657,7 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 	}
 	qsort(tnp, nn, sizeof(*tnp), cmp_tnic_addr);
 	for (size_t i = 1; i < nn; i++) {
-		if (!cmp_addr(&tnp[i]->n.addr, &tnp[i - 1]->n.addr)) {
+		if (!rp_ipaddr_cmp(&tnp[i]->n.addr, &tnp[i - 1]->n.addr)) {
 			const struct tnic *x = tnp[i], *y = tnp[i - 1];
 
 			if (x->orig_h < y->orig_h ||
@@ -616,12 +712,13 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 			t->hosts[h].nic0 = i;
 		t->hosts[h].nnics++;
 	}
-	ret = 0;
+	ret = index_swaddrs(c, t);
 out:
 	if (tsw)
 		for (size_t i = 0; i < nsw; i++) {
 			free(tsw[i].s.name);
 			free(tsw[i].s.hash.table);
+			free(tsw[i].s.addrs);
 		}
 	if (tn)
 		for (size_t i = 0; i < nn; i++)
@@ -652,6 +749,12 @@ int rp_topo_parse(const char *name, const char *text, size_t len,
 	if (!t)
 		return rp_json_end(&c, root, -ENOMEM);
 	ret = rp_json_end(&c, root, topo_build(&c, root, t));
+	/* the probe cache's key: any change to the file re-probes */
+	t->digest = 14695981039346656037ull;
+	for (size_t i = 0; i < len; i++) {
+		t->digest ^= (uint8_t)text[i];
+		t->digest *= 1099511628211ull;
+	}
 	if (ret) {
 		rp_topo_free(t);
 		return ret;
@@ -659,7 +762,6 @@ int rp_topo_parse(const char *name, const char *text, size_t len,
 	*out = t;
 	return 0;
 }
-
 
 int rp_topo_load(const char *path, struct rp_topo **out, struct rp_err *err)
 {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <json-c/json.h>
 #include <linux/rocepath.h>
@@ -15,6 +16,8 @@
 #include "rp_netlink.h"
 #include "plan.h"
 #include "plan_json.h"	/* rp_json_load_file() */
+#include "plan_probe.h"
+#include "probe_run.h"
 #include "replan_state.h"
 
 void rpd_kernel_init(struct rpd_kernel *k, bool dry_run)
@@ -130,6 +133,67 @@ static struct rp_plan *replan_prev(struct rpd_replan *rp,
 	return plan;
 }
 
+#define RPD_PROBE_CACHE "probes.json"
+
+/*
+ * Answers for the measured switches of t, for this host's flows: from the
+ * cache in the state directory while the topology file is the same, else
+ * probed (and cached). With live false (--check) nothing is sent. A port
+ * that got no answer fails the plan, naming the pair and the port: the
+ * caller keeps the last good pins.
+ */
+static int probe_for_plan(const struct rpd_config *cfg, const struct rp_topo *t,
+			  const struct rp_place *p, bool live,
+			  struct rp_probes *ps, char *err, size_t errlen)
+{
+	struct rp_probe_opts o = {
+		.ttl = cfg->probe_ttl, .tries = cfg->probe_tries,
+		.timeout_ms = cfg->probe_timeout_ms,
+		.rate_pps = cfg->probe_rate_pps,
+	};
+	struct rp_probe_report rep = { 0 };
+	struct rp_err perr;
+	char cache[4096];
+	size_t had;
+	int ret;
+
+	snprintf(cache, sizeof(cache), "%s/%s", cfg->state_dir, RPD_PROBE_CACHE);
+	rp_probe_cache_load(t, cache, ps);
+	if (!live)
+		return 0;
+	had = ps->n;
+	memset(&perr, 0, sizeof(perr));
+	ret = rp_probe_host(t, p, cfg->host, &o, ps, &rep, &perr);
+	if (ret) {
+		snprintf(err, errlen, "probing from %s: %s", cfg->host, perr.msg);
+		goto out;
+	}
+	rpd_info("probed %u ports (%u packets, %u answered) in %.2f s, %u from the cache",
+		 rep.ports, rep.packets, rep.answered, rep.seconds, rep.cached);
+	if (ps->n != had && mkdir(cfg->state_dir, 0755) && errno != EEXIST)
+		rpd_warn("probe cache: cannot create %s: %s", cfg->state_dir,
+			 strerror(errno));
+	else if (ps->n != had && (ret = rp_probes_save(t, ps, cache)))
+		rpd_warn("probe cache %s: cannot write: %s", cache, strerror(-ret));
+	ret = 0;
+	for (size_t i = 0; i < rep.nfails; i++)
+		rpd_warn("probe %s -> %s sport %u: %s", rep.fails[i].src_ip,
+			 rep.fails[i].dst_ip, rep.fails[i].sport, rep.fails[i].why);
+	if (rep.nfails) {
+		snprintf(err, errlen, "probe %s -> %s sport %u: %s (%zu ports unanswered)",
+			 rep.fails[0].src_ip, rep.fails[0].dst_ip,
+			 rep.fails[0].sport, rep.fails[0].why, rep.nfails);
+		ret = -EHOSTUNREACH;
+	} else if (rep.short_pairs) {
+		snprintf(err, errlen, "probing from %s: %u pairs found too few ports onto their assigned spines",
+			 cfg->host, rep.short_pairs);
+		ret = -EHOSTUNREACH;
+	}
+out:
+	rp_probe_report_free(&rep);
+	return ret;
+}
+
 static bool bytes_eq(const char *a, size_t alen, const char *b, size_t blen)
 {
 	return (!a && !b) || (a && b && alen == blen && !memcmp(a, b, alen));
@@ -168,11 +232,13 @@ int rpd_plan_files_sum(const struct rpd_config *cfg, struct rpd_replan *rp,
 	struct rp_pins pins = { 0 };
 	struct rp_place *p = NULL, *pp = NULL;
 	struct rp_topo *t = NULL;
+	struct rp_probes ps = { 0 };
 	size_t len = 0, prev_len = 0;
 	struct rp_err perr;
 	int ret;
 
 	memset(&perr, 0, sizeof(perr));
+	err[0] = '\0';
 	ret = rp_topo_load(cfg->topology, &t, &perr);
 	/* planned from these bytes, and these bytes are what is recorded */
 	if (!ret)
@@ -186,12 +252,16 @@ int rpd_plan_files_sum(const struct rpd_config *cfg, struct rpd_replan *rp,
 		prev_plan = replan_prev(rp, cfg, t, text, len, &pp, &own_prev,
 					&prev, &prev_len, &src);
 	}
+	if (!ret && rp_topo_measured(t))
+		ret = probe_for_plan(cfg, t, p, rp != &check && rp, &ps, err,
+				     errlen);
 	if (!ret)
-		ret = rp_plan_compute_stable(t, p, prev_plan, &plan, &perr);
+		ret = rp_plan_compute_probed(t, p, prev_plan, &ps, &plan, &perr);
 	rp_plan_free(prev_plan);
 	rp_place_free(pp);
 	if (ret) {
-		rp_err_str(&perr, err, errlen);
+		if (!err[0])
+			rp_err_str(&perr, err, errlen);
 		if (!err[0])
 			snprintf(err, errlen, "planning %s + %s: %s", cfg->topology,
 				 cfg->placement, strerror(-ret));
@@ -229,6 +299,7 @@ int rpd_plan_files_sum(const struct rpd_config *cfg, struct rpd_replan *rp,
 out:
 	rp_pins_free(&pins);
 	rp_plan_free(plan);
+	rp_probes_free(&ps);
 	rp_place_free(p);
 	rp_topo_free(t);
 	rpd_replan_free(&check);

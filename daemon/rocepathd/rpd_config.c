@@ -236,6 +236,25 @@ static int parse_metrics(json_object *obj, const char *path, struct rpd_config *
 	return 0;
 }
 
+/* probe_*: positive integers, each with a sane ceiling */
+static int probe_key(json_object *val, const char *path, const char *key,
+		     struct rpd_config *cfg, char *err, size_t errlen)
+{
+	unsigned int *dst = !strcmp(key, "probe_rate_pps") ? &cfg->probe_rate_pps :
+			    !strcmp(key, "probe_tries") ? &cfg->probe_tries :
+			    !strcmp(key, "probe_timeout_ms") ? &cfg->probe_timeout_ms :
+			    &cfg->probe_ttl;
+	uint64_t max = dst == &cfg->probe_rate_pps ? 100000 :
+		       dst == &cfg->probe_tries ? 100 :
+		       dst == &cfg->probe_timeout_ms ? 60000 : 255;
+	uint64_t v;
+	int ret = get_uint(val, path, key, 1, max, &v, err, errlen);
+
+	if (!ret)
+		*dst = v;
+	return ret;
+}
+
 int rpd_config_parse(const char *text, const char *path, struct rpd_config *cfg,
 		     char *err, size_t errlen)
 {
@@ -254,6 +273,10 @@ int rpd_config_parse(const char *text, const char *path, struct rpd_config *cfg,
 	cfg->metrics_interval_s = RPD_METRICS_INTERVAL_S_DEFAULT;
 	/* off: daemon.rst promises the pins are `rocepath plan` for the same files */
 	cfg->stable_replan = false;
+	cfg->probe_rate_pps = 50;
+	cfg->probe_tries = 3;
+	cfg->probe_timeout_ms = 500;
+	cfg->probe_ttl = 2;
 
 	tok = json_tokener_new();
 	if (!tok)
@@ -326,13 +349,18 @@ parsed:
 			ret = get_string(val, path, key, &state_dir, err, errlen);
 		} else if (!strcmp(key, "previous_placement")) {
 			ret = get_string(val, path, key, &prev_place, err, errlen);
+		} else if (!strcmp(key, "probe_rate_pps") ||
+			   !strcmp(key, "probe_tries") ||
+			   !strcmp(key, "probe_timeout_ms") ||
+			   !strcmp(key, "probe_ttl")) {
+			ret = probe_key(val, path, key, cfg, err, errlen);
 		} else if (!strcmp(key, "dcqcn")) {
 			ret = parse_dcqcn(val, path, cfg, err, errlen);
 		} else if (!strcmp(key, "metrics")) {
 			ret = parse_metrics(val, path, cfg, &mpath, err, errlen);
 		} else {
 			ret = cfg_err(err, errlen, path, key,
-				      "unknown key (known: topology, placement, host, dcqcn, metrics, log_level, debounce_ms, resync_interval_s, stable_replan, state_dir, previous_placement)");
+				      "unknown key (known: topology, placement, host, dcqcn, metrics, log_level, debounce_ms, resync_interval_s, stable_replan, state_dir, previous_placement, probe_rate_pps, probe_tries, probe_timeout_ms, probe_ttl)");
 		}
 		if (ret)
 			goto out;

@@ -52,6 +52,8 @@ struct rpd_config {
 	bool stable_replan;	/* re-plan with a previous placement (default) */
 	char *state_dir;	/* where the re-plan state is kept */
 	char *previous_placement; /* scheduler's previous placement, or NULL */
+	/* path probing for measured switch hashes (plan_probe.h) */
+	unsigned int probe_rate_pps, probe_tries, probe_timeout_ms, probe_ttl;
 	struct rpd_dcqcn_profile *dcqcn;
 	size_t n_dcqcn;
 };

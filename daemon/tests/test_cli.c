@@ -17,6 +17,8 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
 
+#include "example_path.h"
+
 #include <json-c/json.h>
 
 #include "rp_netlink.h"
@@ -284,16 +286,10 @@ TEST(bad_pins_file_names_file_and_index)
 	EXPECT_STREQ("", out);
 }
 
-/* The example AI zone next to the binary's tree (tests/bin/../../..). */
+/* The example AI zone next to the binary's tree. */
 static void example(char *buf, size_t len, const char *file)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	exe[n > 0 ? n : 0] = '\0';
-	if (strrchr(exe, '/'))
-		*strrchr(exe, '/') = '\0';
-	snprintf(buf, len, "%s/../../../examples/ai-zone/%s", exe, file);
+	rp_test_example(buf, len, "ai-zone", file);
 }
 
 /*

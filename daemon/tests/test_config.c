@@ -72,6 +72,27 @@ TEST(good_minimal_defaults)
 	EXPECT_STREQ(RPD_STATE_DIR_DEFAULT, c.state_dir);
 	EXPECT_EQ(NULL, c.previous_placement);
 	EXPECT_EQ(0, c.n_dcqcn);
+	EXPECT_EQ(50, c.probe_rate_pps);
+	EXPECT_EQ(3, c.probe_tries);
+	EXPECT_EQ(500, c.probe_timeout_ms);
+	EXPECT_EQ(2, c.probe_ttl);
+	rpd_config_free(&c);
+}
+
+/* The probe keys set what they name. */
+TEST(probe_keys)
+{
+	const char *text = "{\"topology\": \"t.json\", \"placement\": \"p.json\","
+			   " \"probe_rate_pps\": 200, \"probe_tries\": 5,"
+			   " \"probe_timeout_ms\": 50, \"probe_ttl\": 3}";
+	struct rpd_config c;
+	char err[512] = "";
+
+	ASSERT_EQ(0, rpd_config_parse(text, "p.conf", &c, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(200, c.probe_rate_pps);
+	EXPECT_EQ(5, c.probe_tries);
+	EXPECT_EQ(50, c.probe_timeout_ms);
+	EXPECT_EQ(3, c.probe_ttl);
 	rpd_config_free(&c);
 }
 
@@ -343,6 +364,9 @@ FIXTURE_VARIANT_ADD(bad, debounce_negative) { .text = "{" TP ", \"debounce_ms\":
 FIXTURE_VARIANT_ADD(bad, debounce_big) { .text = "{" TP ", \"debounce_ms\": 60001}", .key = "debounce_ms", .reason = "range" };
 FIXTURE_VARIANT_ADD(bad, debounce_type) { .text = "{" TP ", \"debounce_ms\": \"200\"}", .key = "debounce_ms", .reason = "integer" };
 FIXTURE_VARIANT_ADD(bad, debounce_float) { .text = "{" TP ", \"debounce_ms\": 1.5}", .key = "debounce_ms", .reason = "integer" };
+FIXTURE_VARIANT_ADD(bad, probe_rate_zero) { .text = "{" TP ", \"probe_rate_pps\": 0}", .key = "probe_rate_pps", .reason = "range" };
+FIXTURE_VARIANT_ADD(bad, probe_tries_big) { .text = "{" TP ", \"probe_tries\": 101}", .key = "probe_tries", .reason = "range" };
+FIXTURE_VARIANT_ADD(bad, probe_ttl_type) { .text = "{" TP ", \"probe_ttl\": \"2\"}", .key = "probe_ttl", .reason = "integer" };
 FIXTURE_VARIANT_ADD(bad, resync_big) { .text = "{" TP ", \"resync_interval_s\": 86401}", .key = "resync_interval_s", .reason = "range" };
 FIXTURE_VARIANT_ADD(bad, stable_replan_int) { .text = "{" TP ", \"stable_replan\": 1}", .key = "stable_replan", .reason = "true or false" };
 FIXTURE_VARIANT_ADD(bad, stable_replan_string) { .text = "{" TP ", \"stable_replan\": \"yes\"}", .key = "stable_replan", .reason = "true or false" };

@@ -5,6 +5,9 @@
 On the host (before any guest boots):
   fabric.py check TOPOLOGY             validate; print "idx name ip leaf" per
                                        host guest, or fail with the reason
+  fabric.py measured TOPOLOGY          TOPOLOGY with the leaves' hashes
+                                       "measured" and every switch's
+                                       "addresses" (the fabric's address plan)
 In the fabric guest (root, 6.11+ kernel for fib_multipath_hash_seed):
   fabric.py setup TOPOLOGY             namespaces, veths, addresses, routes
   fabric.py link A B up|down           set a switch link, re-route (withdraw)
@@ -82,7 +85,8 @@ def load(path):
         if s.get("tier") not in ("leaf", "spine"):
             raise TopologyError(where("switches[%d].tier: the fabric builds leaf and "
                                       "spine tiers only, got %r" % (i, s.get("tier"))))
-        switches[name] = {"name": name, "tier": s["tier"], "idx": len(switches)}
+        switches[name] = {"name": name, "tier": s["tier"], "idx": len(switches),
+                          "addresses": s.get("addresses")}
     if not switches:
         raise TopologyError(where("switches: none"))
     if len(switches) > MAX_SWITCHES:
@@ -159,7 +163,39 @@ def load(path):
         if h["netdev"] != "eth0":
             raise TopologyError(where("host %s: netdev %r; host guests' test NIC is eth0"
                                       % (h["name"], h["netdev"])))
-    return {"path": path, "switches": switches, "links": links, "hosts": hosts}
+    topo = {"path": path, "switches": switches, "links": links, "hosts": hosts}
+    # Probes name a switch by the source of its ICMP errors: addresses a
+    # file lists must be the ones the fabric gives.
+    for i, sw in enumerate(switches.values()):
+        if sw["addresses"] is not None and sorted(map(str, sw["addresses"])) != \
+                sorted(addresses(topo, sw["name"])):
+            raise TopologyError(where("switches[%d].addresses: %s; the fabric gives %s %s"
+                                      % (i, sw["addresses"], sw["name"],
+                                         addresses(topo, sw["name"]))))
+    return topo
+
+
+def addresses(topo, name):
+    """NAME's addresses: its ends of its links, then its loopback (sorted)."""
+    out = []
+    for _, _, _, ln in ends(topo, name):
+        a, b = link_addrs(ln)
+        out.append(a if ln["a"] == name else b)
+    out.append(loopback(topo["switches"][name]))
+    return sorted(out, key=ipaddress.ip_address)
+
+
+def measured(path):
+    """The file at PATH with measured leaf hashes and the address plan."""
+    topo = load(path)
+    with open(path) as f:
+        doc = json.load(f)
+    for s in doc["switches"]:
+        if s["tier"] == "leaf":
+            s["hash"] = {"algorithm": "measured"}
+        s["addresses"] = addresses(topo, s["name"])
+    json.dump(doc, sys.stdout, indent=2)
+    print()
 
 
 def link_addrs(link):
@@ -419,13 +455,29 @@ def capture(action):
             if sw["tier"] != "spine":
                 continue
             out = open("%s/cap-%s.txt" % (STATE, name), "w")
+            err = open("%s/cap-%s.err" % (STATE, name), "w")
+            # -q: without it tcpdump decodes some source ports as other
+            # protocols (49152 as Broadcom's LI shim) and prints no length
             p = subprocess.Popen(["ip", "netns", "exec", name, "tcpdump", "-i", "any",
-                                  "-nn", "-l", "-Q", "in", "udp", "dst", "port", "4791"],
-                                 stdout=out, stderr=subprocess.DEVNULL,
+                                  "-nn", "-q", "-l", "-Q", "in", "udp", "dst", "port",
+                                  "4791"],
+                                 stdout=out, stderr=err,
                                  stdin=subprocess.DEVNULL, start_new_session=True)
             pids.append(p.pid)
         with open(pidf, "w") as f:
             f.write(" ".join(map(str, pids)))
+        # Traffic sent before tcpdump has opened its socket is not seen
+        # (under TCG a start takes a second or more): wait for each.
+        for name, sw in topo["switches"].items():
+            if sw["tier"] != "spine":
+                continue
+            for _ in range(300):
+                with open("%s/cap-%s.err" % (STATE, name)) as f:
+                    if "listening on" in f.read():
+                        break
+                time.sleep(0.05)
+            else:
+                sys.exit("fabric: tcpdump in %s did not start" % name)
     else:
         try:
             with open(pidf) as f:
@@ -590,6 +642,8 @@ def main(argv):
             topo = load(args[0])
             for h in topo["hosts"]:
                 print(h["idx"], h["name"], h["ip"], h["leaf"])
+        elif cmd == "measured" and len(args) == 1:
+            measured(args[0])
         elif cmd == "setup" and len(args) in (1, 2):
             setup(load(args[0]), args[1] if len(args) == 2 else "l4")
         elif cmd == "link" and len(args) == 3 and args[2] in ("up", "down"):

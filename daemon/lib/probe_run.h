@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Probing for one host, as `rocepath probe` and rocepathd do it: the pairs
+ * the plan's assignment needs (plan_probe.h), walked with real probes
+ * (probe_sock.h) over the answers already known.
+ */
+#ifndef ROCEPATH_PROBE_RUN_H
+#define ROCEPATH_PROBE_RUN_H
+
+#include "plan_probe.h"
+
+/*
+ * t, p: the cluster files; ps: answers known (a cache for t, or empty),
+ * new answers added. rep: what was sent and what failed. -errno as
+ * rp_probe_walk(); -ENOENT for an unknown host (err says so).
+ */
+int rp_probe_host(const struct rp_topo *t, const struct rp_place *p,
+		  const char *host, const struct rp_probe_opts *o,
+		  struct rp_probes *ps, struct rp_probe_report *rep,
+		  struct rp_err *err);
+
+/*
+ * The answers in path when they were taken on t, else empty (missing,
+ * stale or bad files are a cache miss, not an error).
+ */
+void rp_probe_cache_load(const struct rp_topo *t, const char *path,
+			 struct rp_probes *ps);
+
+#endif /* ROCEPATH_PROBE_RUN_H */

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The planner's side of probing: the pairs a host must probe for its flows
+ * through measured leaves, and the probed port each such flow takes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_model.h"
+#include "plan_probe.h"
+
+static bool leaf_measured(const struct rp_plan *pl, int leaf)
+{
+	return pl->t->sw[pl->t->leaf_sw[leaf]].hash.alg == RP_HASH_MEASURED;
+}
+
+static bool in_used(const uint16_t *used, int n, uint16_t port)
+{
+	for (int i = 0; i < n; i++)
+		if (used[i] == port)
+			return true;
+	return false;
+}
+
+int rp_plan_probed_port(const struct rp_plan *pl, const struct flow *f,
+			const struct flow *q, const uint16_t *used, int nused,
+			int nrsv, struct rp_hash_ctx *sc, int want_s, int ngs,
+			uint8_t *status)
+{
+	const struct rp_topo *t = pl->t;
+	const struct pair *p = &pl->pairs[f->pair];
+	const struct rp_ipaddr *src = &t->nics[f->src_nic].addr;
+	const struct rp_ipaddr *dst = &t->nics[f->dst_nic].addr;
+	int sw = t->spine_sw[f->spine], pick = -1;
+	size_t first, n;
+
+	/* a TTL-limited probe names the spine, not which of its links */
+	if (bget(pl, p->src, f->spine)->n > 1 ||
+	    (ngs > 1 && t->sw[sw].hash.alg == RP_HASH_MEASURED)) {
+		*status = ST_PARALLEL;
+		return -1;
+	}
+	n = pl->probes ? rp_probes_range(pl->probes, src, dst, &first) : 0;
+	if (!n) {
+		*status = ST_UNPROBED;
+		return -1;
+	}
+	for (size_t i = first; i < first + n; i++) {
+		const struct rp_probe *pr = &pl->probes->v[i];
+
+		if (pr->sw != sw ||
+		    (ngs > 1 && rp_hash_ctx_member(sc, pr->sport, ngs) != want_s))
+			continue;
+		/* a stable re-plan keeps the previous port if it still fits */
+		if (q && pr->sport == q->sport &&
+		    !in_used(used + nrsv, nused - nrsv, pr->sport))
+			return pr->sport;
+		if (pick < 0 && !in_used(used, nused, pr->sport))
+			pick = pr->sport;
+	}
+	if (pick < 0)
+		*status = ST_NO_PROBED;
+	return pick;
+}
+
+void rp_probe_pairs_free(struct rp_probe_pair *pairs, size_t n)
+{
+	for (size_t i = 0; pairs && i < n; i++)
+		free(pairs[i].want);
+	free(pairs);
+}
+
+int rp_plan_probe_pairs(const struct rp_plan *pl, const char *host,
+			struct rp_probe_pair **pairs, size_t *n)
+{
+	const struct rp_topo *t = pl->t;
+	struct rp_probe_pair *v = NULL;
+	size_t nv = 0;
+	int h = rp_topo_find_host(t, host);
+
+	*pairs = NULL;
+	*n = 0;
+	if (h < 0)
+		return -ENOENT;
+	for (int i = 0; i < pl->nflows; i++) {
+		const struct flow *f = &pl->flows[i];
+		const struct rp_nic *sn = &t->nics[f->src_nic];
+		const struct rp_nic *dn = &t->nics[f->dst_nic];
+		struct rp_probe_pair *pp;
+		size_t k;
+
+		if (sn->host != h || f->pair < 0 || f->spine < 0 ||
+		    !pair_routed(&pl->pairs[f->pair]) ||
+		    !leaf_measured(pl, sn->leaf))
+			continue;
+		for (k = 0; k < nv; k++)
+			if (!rp_ipaddr_cmp(&v[k].src, &sn->addr) &&
+			    !rp_ipaddr_cmp(&v[k].dst, &dn->addr))
+				break;
+		if (k == nv) {
+			struct rp_probe_pair *w = realloc(v, (nv + 1) * sizeof(*v));
+
+			if (!w)
+				goto nomem;
+			v = w;
+			pp = &v[nv++];
+			memset(pp, 0, sizeof(*pp));
+			pp->want = calloc(t->nsw + 1, sizeof(*pp->want));
+			if (!pp->want)
+				goto nomem;
+			pp->src = sn->addr;
+			pp->dst = dn->addr;
+			snprintf(pp->src_ip, sizeof(pp->src_ip), "%s", sn->ip);
+			snprintf(pp->dst_ip, sizeof(pp->dst_ip), "%s", dn->ip);
+			snprintf(pp->netdev, sizeof(pp->netdev), "%s",
+				 sn->netdev ? sn->netdev : "");
+		}
+		pp = &v[k];
+		pp->nflows++;
+		pp->want[t->spine_sw[f->spine]]++;
+	}
+	*pairs = v;
+	*n = nv;
+	return 0;
+nomem:
+	rp_probe_pairs_free(v, nv);
+	return -ENOMEM;
+}

@@ -1,0 +1,210 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Path probing on the QEMU fabric in its L4 hash mode (addresses, protocol
+# and ports with a fixed seed: no per-switch table describes it). The
+# leaves' hashes are "measured": the plan assigns spines from the two
+# files alone, each host probes (TTL 2 UDP to port 4791, the answer's
+# source names the spine) the ports its flows need, and realises its part
+# of the assignment with probed ports. Checked: probes agree with the
+# leaf's own ECMP choice (ip route get); with rocepathd's plan every flow
+# takes its planned path and the busiest spine link carries max_link_flows;
+# a spine that drops its time-exceeded answers makes the probe fail with
+# the pair and the port, and rocepathd keeps its last good pins.
+# rpvm-check-kernels: 6.12
+# rpvm-fabric: examples/fabric/topology-measured.json l4
+# rpvm-timeout: 720
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fabric_lib.sh"
+. "$(dirname "$0")/daemon_lib.sh"
+
+fabric_require
+require_module
+require_cmd ib_write_bw python3
+[ -x "$RP_CLI" ] && [ -x "$RPD_BIN" ] || ksft_skip_all "rocepath/rocepathd not built (make -C daemon)"
+
+W=$RUN_DIR/fabric-probe
+mkdir -p "$W"
+CHECK="python3 $ROCEPATH_TOP/selftests/fabric_check.py"
+SIZE=${FABRIC_MSG_SIZE:-2048}
+ITERS=${FABRIC_ITERS:-20}
+DEAD=${FABRIC_DEAD_SPINE:-spine2}
+T=$W/topology.json P=$W/placement.json
+cp "$FABRIC_TOPOLOGY" "$T"
+cp "$(dirname "$FABRIC_TOPOLOGY")/placement.json" "$P"
+mapfile -t guests < <(awk '$1 == "host" { print $2, $3, $4 }' "$RUN_DIR/fabric")
+
+# 1. The assignment alone: paths and the bound, no ports.
+"$RP_CLI" -j plan topology "$T" placement "$P" >"$W/assign.json" ||
+	ksft_skip_all "rocepath plan failed on the measured topology"
+assigned() {
+	python3 - "$W/assign.json" <<-'PYEOF'
+	import json, sys
+	pl = json.load(open(sys.argv[1]))
+	s, un = pl["summary"], pl["unplaced"]
+	print("summary: flows %d unplaced %d max_link_flows %d lower_bound %d"
+	      % (s["flows"], s["unplaced"], s["max_link_flows"], s["lower_bound"]))
+	ok = (not pl["flows"] and un and s["max_link_flows"] == s["lower_bound"] and
+	      all(len(f.get("path", [])) == 3 and "no probe answers" in f["reason"] for f in un))
+	sys.exit(0 if ok else 1)
+	PYEOF
+}
+ksft_test "without probes: every flow has its assigned path, no port; max_link_flows = lower_bound" assigned
+
+# 2. Probes from every host, as `rocepath probe` sends them.
+probe_from() { # N NAME: probe file $W/probes-NAME.json
+	local n=$1 name=$2 out
+	out=$(on_host "$n" "$RP_CLI -j probe topology $T placement $P host $name out $W/probes-$name.json") ||
+		{ echo "$out"; return 1; }
+	python3 -c 'import json, sys
+r = json.loads(sys.argv[1])
+print("%s: %d ports, %d packets, %.2f s, %d answered, %d failures"
+      % (sys.argv[2], r["ports"], r["packets"], r["seconds"], r["answered"], len(r["failures"])))
+sys.exit(1 if r["failures"] or not r["answered"] else 0)' "$out" "$name"
+}
+for g in "${guests[@]}"; do
+	read -r n name _ <<<"$g"
+	ksft_test "probe from $name: answers for every spine its flows need" probe_from "$n" "$name"
+done
+
+# 3. A third opinion: the leaf's own ECMP choice for each probed port.
+kernel_agrees() {
+	local g n name ip leaf dst hi rc=0
+	for g in "${guests[@]}"; do
+		read -r n name ip <<<"$g"
+		leaf=$(awk -v n="$name" '$1 == "host" && $3 == n { print $5 }' "$RUN_DIR/fabric")
+		while read -r dst hi; do
+			fab table "$leaf" "$ip" "$dst" "49152-$hi" >"$W/table-$name-$dst.json" || return 1
+			$CHECK probes "$T" "$W/probes-$name.json" "$ip" "$dst" "$W/table-$name-$dst.json" || rc=1
+		done < <(python3 -c 'import json, sys
+m = {}
+for p in json.load(open(sys.argv[1]))["probes"]:
+    # at least the 32 ports a pair of 4 flows may walk (the failure case)
+    m[p["dst_ip"]] = max(m.get(p["dst_ip"], 49152 + 63), p["sport"])
+for d, hi in sorted(m.items()):
+    print(d, hi)' "$W/probes-$name.json")
+	done
+	return $rc
+}
+ksft_test "every probe answer names the spine ip route get in the leaf gives" kernel_agrees
+
+# 4. The plan with every host's answers: all flows placed, same paths.
+args=()
+for g in "${guests[@]}"; do
+	read -r _ name _ <<<"$g"
+	args+=(probes "$W/probes-$name.json")
+done
+"$RP_CLI" -j plan topology "$T" placement "$P" "${args[@]}" >"$W/plan.json" ||
+	ksft_skip_all "rocepath plan with probes failed"
+same_assignment() {
+	python3 - "$W/assign.json" "$W/plan.json" <<-'PYEOF'
+	import json, sys
+	a, p = (json.load(open(x)) for x in sys.argv[1:3])
+	key = lambda f: (f["job"], f["src_ip"], f["dst_ip"], f["rail"], f["qp"])
+	want = {key(f): f["path"] for f in a["unplaced"]}
+	got = {key(f): f["path"] for f in p["flows"]}
+	s = p["summary"]
+	print("with probes: flows %d unplaced %d max_link_flows %d lower_bound %d"
+	      % (s["flows"], s["unplaced"], s["max_link_flows"], s["lower_bound"]))
+	sys.exit(0 if got == want and not p["unplaced"] and
+	         s["max_link_flows"] == a["summary"]["max_link_flows"] else 1)
+	PYEOF
+}
+ksft_test "with probes: every flow placed on the path assigned without them" same_assignment
+fabric_conns "$W/plan.json"
+
+fabric_hosts_ready
+
+# 5. rocepathd probes by itself (its cache starts empty) and pins what
+# `rocepath plan ... host H probes` gives for the same answers.
+RPD_EXAMPLE=$W
+stop_all() { for h in $hosts; do rpd_stop "$(host_idx "$h")"; done; }
+defer stop_all
+ksft_test "rocepathd on every host probed and installed its part of the plan" fabric_rpd_start 300
+daemon_pins_match() {
+	local h n want got rc=0
+	for h in $hosts; do
+		n=$(host_idx "$h")
+		log "$h: $(on_host "$n" "grep -m1 'probed' $RPD_DIR/rocepathd.log")"
+		want=$("$RP_CLI" -j plan topology "$T" placement "$P" host "$h" "${args[@]}" |
+			python3 -c 'import json, sys
+for p in json.load(sys.stdin):
+    print(p["remote"], ",".join(str(s) for s in sorted(p["sports"])))')
+		got=$(rpd_pins "$n")
+		[ "$want" = "$got" ] || { log "$h: pins '$got', the plan with the CLI's probes says '$want'"; rc=1; }
+	done
+	return $rc
+}
+ksft_test "rocepathd's pins = rocepath plan host H with the CLI's probe answers" daemon_pins_match
+
+# 6. Traffic with the plan: observed paths and the busiest link.
+ksft_test "ib_write_bw -q 4 on every connection at once, probed plan" traffic probed
+ksft_test "probed plan: every flow on its planned path, busiest link = max_link_flows" \
+	$CHECK plan "$W/plan.json" "$W/probed-flows.json"
+
+# 7. A spine stops answering: a clsact filter on each of its ports drops
+# the ICMP time-exceeded it sends.
+mapfile -t dead_ports < <(python3 -c 'import json, sys
+for l in json.load(open(sys.argv[1]))["links"]:
+    for end in ("a", "b"):
+        if l[end] == sys.argv[2]:
+            print("p%d" % l[end + "_port"])' "$T" "$DEAD")
+silence() { # add|del
+	local p
+	for p in "${dead_ports[@]}"; do
+		if [ "$1" = add ]; then
+			fab_ns "$DEAD" tc qdisc add dev "$p" clsact || return 1
+			fab_ns "$DEAD" tc filter add dev "$p" egress protocol ip \
+				flower ip_proto icmp type 11 action drop || return 1
+		else
+			fab_ns "$DEAD" tc qdisc del dev "$p" clsact
+		fi
+	done
+}
+silence add || ksft_skip_all "tc flower in $DEAD's namespace failed"
+defer silence del
+read -r n1 name1 ip1 <<<"${guests[0]}"
+dead_reported() {
+	local out rc bad
+	out=$(on_host "$n1" "$RP_CLI probe topology $T placement $P host $name1 out $W/dead-$name1.json tries 2 timeout 300")
+	rc=$?
+	grep '^Error:' <<<"$out" | head -n 4
+	[ "$rc" != 0 ] || { echo "probe succeeded with $DEAD silent"; return 1; }
+	grep -q "^Error: probe $ip1 -> [0-9.]* sport [0-9]*: no answer after 2 tries" <<<"$out" || return 1
+	# every port reported is one the leaf sends to the silent spine
+	bad=$(grep -o "^Error: probe $ip1 -> [0-9.]* sport [0-9]*" <<<"$out" |
+		while read -r _ _ _ _ dst _ port; do
+			python3 -c 'import json, sys
+t, tab = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+m = tab["table"].get(sys.argv[3])
+leaf = [h["nics"][0]["leaf"] for h in t["hosts"] if h["nics"][0]["ip"] == sys.argv[4]][0]
+sp = {l["a_port"]: l["b"] for l in t["links"] if l["a"] == leaf}
+print("" if m is not None and sp[tab["ports"][m]] == sys.argv[5] else sys.argv[3])' \
+				"$T" "$W/table-$name1-$dst.json" "$port" "$ip1" "$DEAD"
+		done | tr -d '\n')
+	[ -z "$bad" ] || { echo "reported ports not behind $DEAD: $bad"; return 1; }
+}
+ksft_test "probe with $DEAD silent: retried, then reported with pair and port" dead_reported
+
+# The topology file changes (same meaning, other bytes): the cache is
+# stale, rocepathd probes again, the probe fails, the pins stay.
+kept_pins() {
+	local before after c
+	before=$(rpd_pins "$n1")
+	c=$(rpd_log_count "$n1" 'keeping the last good plan')
+	python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"))' \
+		"$T" "$W/topology-reformatted.json"
+	on_host "$n1" "cp $W/topology-reformatted.json $RPD_DIR/.topology.tmp &&
+		mv $RPD_DIR/.topology.tmp $RPD_DIR/topology.json" || return 1
+	rpd_wait_log "$n1" 'keeping the last good plan' $((c + 1)) 300 || return 1
+	on_host "$n1" "grep -E 'probe $ip1 -> .* sport [0-9]+: no answer' $RPD_DIR/rocepathd.log | head -n 3"
+	on_host "$n1" "grep 'keeping the last good plan' $RPD_DIR/rocepathd.log | tail -n 1"
+	after=$(rpd_pins "$n1")
+	[ -n "$before" ] && [ "$before" = "$after" ] ||
+		{ echo "pins before '$before', after '$after'"; return 1; }
+}
+ksft_test "rocepathd: failed probe logged with pair and port, last good pins kept" kept_pins
+
+log "fabric guest: $(on_host "$FABRIC_HOST" "free -m | awk '/^Mem:/ { print \$3 \" MiB used of \" \$2 }'")"
+ksft_exit
