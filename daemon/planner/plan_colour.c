@@ -10,14 +10,124 @@
 
 #include "plan_model.h"
 
-int rp_plan_lower_bound(struct rp_plan *pl)
+/*
+ * Capacity (links) between a pair's leaves through a superspine, an upper
+ * bound on the max flow: the first hops' links, the last hops', and per
+ * superspine the lesser of what reaches it and what it reaches.
+ */
+static long xpod_cap(const struct rp_plan *pl, const struct pair *p,
+		     long *ua, long *ub)
 {
 	const struct rp_topo *t = pl->t;
-	int *mark = calloc(t->nspines + 1, sizeof(int));
+	long ca = 0, cb = 0, cu = 0;
+
+	memset(ua, 0, t->nsupers * sizeof(*ua));
+	memset(ub, 0, t->nsupers * sizeof(*ub));
+	for (int c = 0; c < p->nc; c++) {
+		int s = pl->cs[p->c0 + c], a = bcount(pl, p->src, s);
+
+		ca += a;
+		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++) {
+			const struct ubundle *k = &pl->ubundles[b];
+
+			if (ureaches(pl, k->super, p->dst))
+				ua[k->super] += a < k->n ? a : k->n;
+		}
+	}
+	for (int c = 0; c < p->nk; c++) {
+		int s = pl->cs[p->k0 + c], d = bcount(pl, p->dst, s);
+
+		cb += d;
+		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++) {
+			const struct ubundle *k = &pl->ubundles[b];
+
+			ub[k->super] += d < k->n ? d : k->n;
+		}
+	}
+	for (int u = 0; u < t->nsupers; u++)
+		cu += ua[u] < ub[u] ? ua[u] : ub[u];
+	ca = ca < cb ? ca : cb;
+	return ca < cu ? ca : cu;
+}
+
+static int ceil_div(long a, long b)
+{
+	return b > 0 ? (a + b - 1) / b : 0;
+}
+
+/*
+ * Three tiers, the superspine layer: the flows leaving a pod over its
+ * spines' superspine links, entering one likewise, and between two pods
+ * per superspine the lesser of the pods' links to it.
+ */
+static int pod_bound(const struct rp_plan *pl)
+{
+	const struct rp_topo *t = pl->t;
+	size_t np = t->npods, nu = t->nsupers;
+	long *cap = calloc(np * nu + 1, sizeof(long));
+	long *out = calloc(np + 1, sizeof(long)), *in = calloc(np + 1, sizeof(long));
+	long *dem = calloc(np * np + 1, sizeof(long));
 	int lb = 0;
 
-	if (!mark)
-		return -ENOMEM;
+	if (!cap || !out || !in || !dem) {
+		lb = -ENOMEM;
+		goto out;
+	}
+	for (int b = 0; b < pl->nubundles; b++) {
+		const struct ubundle *k = &pl->ubundles[b];
+
+		cap[rp_spine_pod(t, k->spine) * nu + k->super] += k->n;
+	}
+	for (int i = 0; i < pl->npairs; i++) {
+		const struct pair *p = &pl->pairs[i];
+
+		if (pair_routed(p) && p->xpod)
+			dem[rp_leaf_pod(t, p->src) * np + rp_leaf_pod(t, p->dst)] +=
+				p->d;
+	}
+	for (size_t a = 0; a < np; a++)
+		for (size_t b = 0; b < np; b++) {
+			long d = dem[a * np + b], c = 0;
+
+			if (!d)
+				continue;
+			out[a] += d;
+			in[b] += d;
+			for (size_t u = 0; u < nu; u++)
+				c += cap[a * nu + u] < cap[b * nu + u] ?
+				     cap[a * nu + u] : cap[b * nu + u];
+			if (ceil_div(d, c) > lb)
+				lb = ceil_div(d, c);
+		}
+	for (size_t a = 0; a < np; a++) {
+		long c = 0;
+
+		for (size_t u = 0; u < nu; u++)
+			c += cap[a * nu + u];
+		if (ceil_div(out[a], c) > lb)
+			lb = ceil_div(out[a], c);
+		if (ceil_div(in[a], c) > lb)
+			lb = ceil_div(in[a], c);
+	}
+out:
+	free(cap);
+	free(out);
+	free(in);
+	free(dem);
+	return lb;
+}
+
+/*
+ * Per leaf and side: the demand of its pairs over the links to the spines
+ * they can use first (source side) or last (destination side). Three tiers
+ * also take the pairs within the pod and those between pods apart (cls 1
+ * and 2), whose spines differ.
+ */
+static int leaf_bound(struct rp_plan *pl, int *mark, int cls)
+{
+	const struct rp_topo *t = pl->t;
+	int lb = 0;
+
 	for (int side = 0; side < 2; side++) {
 		for (int l = 0; l < t->nleaves; l++) {
 			int p0 = side ? pl->dst_p0[l] : pl->src_p0[l];
@@ -27,12 +137,14 @@ int rp_plan_lower_bound(struct rp_plan *pl)
 			for (int k = p0; k < p1; k++) {
 				const struct pair *p = &pl->pairs[side ?
 					pl->dst_adj[k] : k];
+				int h0 = side ? p->k0 : p->c0;
+				int nh = side ? p->nk : p->nc;
 
-				if (!pair_routed(p))
+				if (!pair_routed(p) || (cls && p->xpod != (cls == 2)))
 					continue;
 				dem += p->d;
-				for (int c = 0; c < p->nc; c++) {
-					int s = pl->cs[p->c0 + c];
+				for (int c = 0; c < nh; c++) {
+					int s = pl->cs[h0 + c];
 
 					if (mark[s] != l + 1 + side * t->nleaves) {
 						mark[s] = l + 1 + side * t->nleaves;
@@ -45,22 +157,53 @@ int rp_plan_lower_bound(struct rp_plan *pl)
 		}
 		memset(mark, 0, (t->nspines + 1) * sizeof(int));
 	}
+	return lb;
+}
+
+int rp_plan_lower_bound(struct rp_plan *pl)
+{
+	const struct rp_topo *t = pl->t;
+	int *mark = calloc(t->nspines + 1, sizeof(int));
+	long *ua = calloc(t->nsupers + 1, sizeof(long));
+	long *ub = calloc(t->nsupers + 1, sizeof(long));
+	int lb = 0, v;
+
+	if (!mark || !ua || !ub) {
+		lb = -ENOMEM;
+		goto out;
+	}
+	for (int cls = 0; cls < (t->nsupers ? 3 : 1); cls++) {
+		v = leaf_bound(pl, mark, cls);
+		lb = v > lb ? v : lb;
+	}
 	for (int i = 0; i < pl->npairs; i++) {
 		const struct pair *p = &pl->pairs[i];
 		long cap = 0;
 
 		if (!pair_routed(p))
 			continue;
-		for (int c = 0; c < p->nc; c++) {
+		if (p->xpod)
+			cap = xpod_cap(pl, p, ua, ub);
+		for (int c = 0; !p->xpod && c < p->nc; c++) {
 			int s = pl->cs[p->c0 + c];
 			int a = bcount(pl, p->src, s), b = bcount(pl, p->dst, s);
 
 			cap += a < b ? a : b;
 		}
-		if ((p->d + cap - 1) / cap > lb)
-			lb = (p->d + cap - 1) / cap;
+		if (ceil_div(p->d, cap) > lb)
+			lb = ceil_div(p->d, cap);
 	}
+	if (t->nsupers) {
+		v = pod_bound(pl);
+		if (v < 0)
+			lb = v;
+		else if (v > lb)
+			lb = v;
+	}
+out:
 	free(mark);
+	free(ua);
+	free(ub);
 	return lb;
 }
 
