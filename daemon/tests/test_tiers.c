@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -979,6 +980,64 @@ TEST(deterministic_stream_stable)
 			free(ps);
 		}
 		free(ref);
+	}
+}
+
+/*
+ * The examples of each shape (examples/three-tier, multi-plane,
+ * parallel-links) load, meet the bound with every port hashing as
+ * planned, and beat ECMP on the default ports.
+ */
+TEST(example_files)
+{
+	static const char *const ex[] = {
+		"three-tier", "multi-plane", "parallel-links",
+	};
+	char exe[1024], dirs[4][1100], tp[1200 + 64], pp[1200 + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int d;
+
+	exe[n > 0 ? n : 0] = 0;
+	for (int i = 0; i < 4 && strrchr(exe, '/'); i++)
+		*strrchr(exe, '/') = 0;	/* strip test_tiers, bin, tests, daemon */
+	snprintf(dirs[0], sizeof(dirs[0]), "%s/examples", exe);
+	snprintf(dirs[1], sizeof(dirs[1]), "examples");
+	snprintf(dirs[2], sizeof(dirs[2]), "../examples");
+	snprintf(dirs[3], sizeof(dirs[3]), "../../examples");
+	for (d = 0; d < 4; d++) {
+		snprintf(tp, sizeof(tp), "%.1100s/three-tier/topology.json", dirs[d]);
+		if (!access(tp, R_OK))
+			break;
+	}
+	if (d == 4)
+		SKIP(return, "examples/ not found");
+	for (int i = 0; i < 3; i++) {
+		const struct rp_plan_summary *s;
+		struct rp_plan *plan = NULL;
+		struct rp_place *p = NULL;
+		struct rp_topo *t = NULL;
+		json_object *doc = NULL;
+		struct loads ld;
+		struct rp_err e;
+
+		snprintf(tp, sizeof(tp), "%.1100s/%s/topology.json", dirs[d], ex[i]);
+		snprintf(pp, sizeof(pp), "%.1100s/%s/placement.json", dirs[d], ex[i]);
+		ASSERT_EQ(0, rp_topo_load(tp, &t, &e));
+		ASSERT_EQ(0, rp_place_load(pp, t, &p, &e));
+		ASSERT_EQ(0, rp_plan_compute(t, p, &plan, &e));
+		s = rp_plan_summary(plan);
+		TH_LOG("%s: flows %u max_link_flows %u lower_bound %u ecmp %u",
+		       ex[i], s->flows, s->max_link_flows, s->lower_bound,
+		       s->ecmp_max_link_flows);
+		ASSERT_EQ(0, s->unplaced);
+		ASSERT_EQ(s->lower_bound, s->max_link_flows);
+		ASSERT_LT(s->max_link_flows, s->ecmp_max_link_flows);
+		ASSERT_EQ(0, rp_plan_to_json(plan, NULL, &doc));
+		ASSERT_EQ(s->max_link_flows, (unsigned int)verify3(t, doc, &ld));
+		json_object_put(doc);
+		rp_plan_free(plan);
+		rp_place_free(p);
+		rp_topo_free(t);
 	}
 }
 
