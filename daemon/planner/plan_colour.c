@@ -56,34 +56,46 @@ static int ceil_div(long a, long b)
 }
 
 /*
- * Three tiers, the superspine layer: the flows leaving a pod over its
- * spines' superspine links, entering one likewise, and between two pods
- * per superspine the lesser of the pods' links to it.
+ * Three tiers, the superspine layer: the flows leaving a pod over the
+ * superspine links of the spines they can leave by (first hops), those
+ * entering one likewise (last hops), and between two pods per superspine
+ * the lesser of the two.
  */
 static int pod_bound(const struct rp_plan *pl)
 {
 	const struct rp_topo *t = pl->t;
 	size_t np = t->npods, nu = t->nsupers;
-	long *cap = calloc(np * nu + 1, sizeof(long));
+	long *up = calloc(np * nu + 1, sizeof(long));
+	long *dn = calloc(np * nu + 1, sizeof(long));
 	long *out = calloc(np + 1, sizeof(long)), *in = calloc(np + 1, sizeof(long));
 	long *dem = calloc(np * np + 1, sizeof(long));
+	uint8_t *hop = calloc(t->nspines + 1, 1);
 	int lb = 0;
 
-	if (!cap || !out || !in || !dem) {
+	if (!up || !dn || !out || !in || !dem || !hop) {
 		lb = -ENOMEM;
 		goto out;
 	}
-	for (int b = 0; b < pl->nubundles; b++) {
-		const struct ubundle *k = &pl->ubundles[b];
-
-		cap[rp_spine_pod(t, k->spine) * nu + k->super] += k->n;
-	}
+	/* spines that are a first (1) or last (2) hop of some pair */
 	for (int i = 0; i < pl->npairs; i++) {
 		const struct pair *p = &pl->pairs[i];
 
-		if (pair_routed(p) && p->xpod)
-			dem[rp_leaf_pod(t, p->src) * np + rp_leaf_pod(t, p->dst)] +=
-				p->d;
+		if (!pair_routed(p) || !p->xpod)
+			continue;
+		dem[rp_leaf_pod(t, p->src) * np + rp_leaf_pod(t, p->dst)] += p->d;
+		for (int c = 0; c < p->nc; c++)
+			hop[pl->cs[p->c0 + c]] |= 1;
+		for (int c = 0; c < p->nk; c++)
+			hop[pl->cs[p->k0 + c]] |= 2;
+	}
+	for (int b = 0; b < pl->nubundles; b++) {
+		const struct ubundle *k = &pl->ubundles[b];
+		size_t x = rp_spine_pod(t, k->spine) * nu + k->super;
+
+		if (hop[k->spine] & 1)
+			up[x] += k->n;
+		if (hop[k->spine] & 2)
+			dn[x] += k->n;
 	}
 	for (size_t a = 0; a < np; a++)
 		for (size_t b = 0; b < np; b++) {
@@ -94,26 +106,30 @@ static int pod_bound(const struct rp_plan *pl)
 			out[a] += d;
 			in[b] += d;
 			for (size_t u = 0; u < nu; u++)
-				c += cap[a * nu + u] < cap[b * nu + u] ?
-				     cap[a * nu + u] : cap[b * nu + u];
+				c += up[a * nu + u] < dn[b * nu + u] ?
+				     up[a * nu + u] : dn[b * nu + u];
 			if (ceil_div(d, c) > lb)
 				lb = ceil_div(d, c);
 		}
 	for (size_t a = 0; a < np; a++) {
-		long c = 0;
+		long cu = 0, cd = 0;
 
-		for (size_t u = 0; u < nu; u++)
-			c += cap[a * nu + u];
-		if (ceil_div(out[a], c) > lb)
-			lb = ceil_div(out[a], c);
-		if (ceil_div(in[a], c) > lb)
-			lb = ceil_div(in[a], c);
+		for (size_t u = 0; u < nu; u++) {
+			cu += up[a * nu + u];
+			cd += dn[a * nu + u];
+		}
+		if (ceil_div(out[a], cu) > lb)
+			lb = ceil_div(out[a], cu);
+		if (ceil_div(in[a], cd) > lb)
+			lb = ceil_div(in[a], cd);
 	}
 out:
-	free(cap);
+	free(up);
+	free(dn);
 	free(out);
 	free(in);
 	free(dem);
+	free(hop);
 	return lb;
 }
 
