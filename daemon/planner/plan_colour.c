@@ -11,43 +11,121 @@
 #include "plan_model.h"
 
 /*
- * Capacity (links) between a pair's leaves through a superspine, an upper
- * bound on the max flow: the first hops' links, the last hops', and per
- * superspine the lesser of what reaches it and what it reaches.
+ * Max flow (in links) between a pair's leaves through the superspines: a
+ * small layered graph, source leaf -> first-hop spines -> superspines that
+ * reach dst -> last-hop spines -> dst, augmenting paths found breadth
+ * first (Edmonds-Karp). Nodes: 0 the source, 1 + s spines, 1 + ns + u
+ * superspines, 1 + ns + nu the sink.
  */
-static long xpod_cap(const struct rp_plan *pl, const struct pair *p,
-		     long *ua, long *ub)
+struct mflow {
+	int n, m, cap_e;
+	int *head, *nxt, *to, *cap, *pe, *q, *seen;
+	int stamp;
+};
+
+static void mf_free(struct mflow *g)
+{
+	free(g->head);
+	free(g->nxt);
+	free(g->to);
+	free(g->cap);
+	free(g->pe);
+	free(g->q);
+	free(g->seen);
+}
+
+static int mf_init(struct mflow *g, const struct rp_plan *pl)
 {
 	const struct rp_topo *t = pl->t;
-	long ca = 0, cb = 0, cu = 0;
 
-	memset(ua, 0, t->nsupers * sizeof(*ua));
-	memset(ub, 0, t->nsupers * sizeof(*ub));
+	memset(g, 0, sizeof(*g));
+	g->n = t->nspines + t->nsupers + 2;
+	g->cap_e = 2 * (2 * t->nspines + 2 * pl->nubundles) + 2;
+	g->head = malloc(g->n * sizeof(int));
+	g->pe = malloc(g->n * sizeof(int));
+	g->q = malloc(g->n * sizeof(int));
+	g->seen = calloc(g->n, sizeof(int));
+	g->nxt = malloc(g->cap_e * sizeof(int));
+	g->to = malloc(g->cap_e * sizeof(int));
+	g->cap = malloc(g->cap_e * sizeof(int));
+	return g->head && g->pe && g->q && g->seen && g->nxt && g->to && g->cap ?
+	       0 : -ENOMEM;
+}
+
+static void mf_edge(struct mflow *g, int u, int v, int c)
+{
+	g->to[g->m] = v;
+	g->cap[g->m] = c;
+	g->nxt[g->m] = g->head[u];
+	g->head[u] = g->m++;
+	g->to[g->m] = u;
+	g->cap[g->m] = 0;
+	g->nxt[g->m] = g->head[v];
+	g->head[v] = g->m++;
+}
+
+static long mf_run(struct mflow *g, int src, int sink)
+{
+	long flow = 0;
+
+	for (;;) {
+		int qh = 0, qt = 0, st = ++g->stamp, aug = 1 << 30;
+
+		g->q[qt++] = src;
+		g->seen[src] = st;
+		while (qh < qt && g->seen[sink] != st) {
+			int x = g->q[qh++];
+
+			for (int e = g->head[x]; e >= 0; e = g->nxt[e])
+				if (g->cap[e] > 0 && g->seen[g->to[e]] != st) {
+					g->seen[g->to[e]] = st;
+					g->pe[g->to[e]] = e;
+					g->q[qt++] = g->to[e];
+				}
+		}
+		if (g->seen[sink] != st)
+			return flow;
+		for (int x = sink; x != src; x = g->to[g->pe[x] ^ 1])
+			aug = g->cap[g->pe[x]] < aug ? g->cap[g->pe[x]] : aug;
+		for (int x = sink; x != src; x = g->to[g->pe[x] ^ 1]) {
+			g->cap[g->pe[x]] -= aug;
+			g->cap[g->pe[x] ^ 1] += aug;
+		}
+		flow += aug;
+	}
+}
+
+static long xpod_cap(const struct rp_plan *pl, const struct pair *p,
+		     struct mflow *g)
+{
+	const struct rp_topo *t = pl->t;
+	int ns = t->nspines, sink = 1 + ns + t->nsupers;
+
+	g->m = 0;
+	for (int i = 0; i < g->n; i++)
+		g->head[i] = -1;
 	for (int c = 0; c < p->nc; c++) {
-		int s = pl->cs[p->c0 + c], a = bcount(pl, p->src, s);
+		int s = pl->cs[p->c0 + c];
 
-		ca += a;
+		mf_edge(g, 0, 1 + s, bcount(pl, p->src, s));
 		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++) {
 			const struct ubundle *k = &pl->ubundles[b];
 
 			if (ureaches(pl, k->super, p->dst))
-				ua[k->super] += a < k->n ? a : k->n;
+				mf_edge(g, 1 + s, 1 + ns + k->super, k->n);
 		}
 	}
 	for (int c = 0; c < p->nk; c++) {
-		int s = pl->cs[p->k0 + c], d = bcount(pl, p->dst, s);
+		int s = pl->cs[p->k0 + c];
 
-		cb += d;
+		mf_edge(g, 1 + s, sink, bcount(pl, p->dst, s));
 		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++) {
 			const struct ubundle *k = &pl->ubundles[b];
 
-			ub[k->super] += d < k->n ? d : k->n;
+			mf_edge(g, 1 + ns + k->super, 1 + s, k->n);
 		}
 	}
-	for (int u = 0; u < t->nsupers; u++)
-		cu += ua[u] < ub[u] ? ua[u] : ub[u];
-	ca = ca < cb ? ca : cb;
-	return ca < cu ? ca : cu;
+	return mf_run(g, 0, sink);
 }
 
 static int ceil_div(long a, long b)
@@ -180,11 +258,10 @@ int rp_plan_lower_bound(struct rp_plan *pl)
 {
 	const struct rp_topo *t = pl->t;
 	int *mark = calloc(t->nspines + 1, sizeof(int));
-	long *ua = calloc(t->nsupers + 1, sizeof(long));
-	long *ub = calloc(t->nsupers + 1, sizeof(long));
+	struct mflow g = { 0 };
 	int lb = 0, v;
 
-	if (!mark || !ua || !ub) {
+	if (!mark || (t->nsupers && mf_init(&g, pl))) {
 		lb = -ENOMEM;
 		goto out;
 	}
@@ -196,11 +273,9 @@ int rp_plan_lower_bound(struct rp_plan *pl)
 		const struct pair *p = &pl->pairs[i];
 		long cap = 0;
 
-		if (!pair_routed(p))
+		if (!pair_routed(p) || p->xpod)
 			continue;
-		if (p->xpod)
-			cap = xpod_cap(pl, p, ua, ub);
-		for (int c = 0; !p->xpod && c < p->nc; c++) {
+		for (int c = 0; c < p->nc; c++) {
 			int s = pl->cs[p->c0 + c];
 			int a = bcount(pl, p->src, s), b = bcount(pl, p->dst, s);
 
@@ -211,15 +286,29 @@ int rp_plan_lower_bound(struct rp_plan *pl)
 	}
 	if (t->nsupers) {
 		v = pod_bound(pl);
-		if (v < 0)
+		if (v < 0) {
 			lb = v;
-		else if (v > lb)
-			lb = v;
+			goto out;
+		}
+		lb = v > lb ? v : lb;
+	}
+	/*
+	 * Between pods the pair term is the max flow through the superspines,
+	 * computed only where it can raise the bound (demand above it): a
+	 * pair's term is at most its demand.
+	 */
+	for (int i = 0; i < pl->npairs; i++) {
+		const struct pair *p = &pl->pairs[i];
+
+		if (pair_routed(p) && p->xpod && p->d > lb) {
+			v = ceil_div(p->d, xpod_cap(pl, p, &g));
+			lb = v > lb ? v : lb;
+		}
 	}
 out:
 	free(mark);
-	free(ua);
-	free(ub);
+	if (t->nsupers)
+		mf_free(&g);
 	return lb;
 }
 
