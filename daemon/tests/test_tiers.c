@@ -986,6 +986,86 @@ TEST(deterministic_stream_stable)
 }
 
 /*
+ * Plans that miss the bound say by how much and why: where the bound is
+ * not reachable (a brute force proves the plan optimal: the in-pod flows
+ * into a leaf compete with those from the other pod for its only spine
+ * that a superspine reaches), and where the hashes of all tiers are one
+ * CRC (seeds only add constants), so ports cannot reach every path.
+ */
+TEST(bound_gap_explained)
+{
+	static const int cnt[4][4] = {
+		{ 1, 1, 0, 0 }, { 2, 2, 0, 0 }, { 0, 0, 2, 2 }, { 0, 0, 1, 1 },
+	};
+	static const int ucnt[4][2] = { { 0, 2 }, { 2, 0 }, { 1, 1 }, { 2, 0 } };
+	static const char *const ring[] = { "h2_1", "h1_1", "h0_0", "h1_0" };
+	const struct rp_plan_summary *s;
+	struct loads ld;
+	struct fab3 f;
+	struct bf b;
+	struct run r;
+	char *ts, *ps;
+	int nopath;
+
+	base_fab3(&f, 1, 1);
+	f.nu = 2;
+	for (int l = 0; l < 4; l++)
+		for (int k = 0; k < 4; k++)
+			f.cnt[l][k] = cnt[l][k];
+	for (int k = 0; k < 4; k++)
+		for (int u = 0; u < 2; u++)
+			f.ucnt[k][u] = ucnt[k][u];
+	f.down[2][2] = 2;
+	f.down[3][3] = 1;
+	f.udown[2][1] = 1;
+	f.hpl[0] = f.hpl[3] = 1;
+	f.pattern = "ring";
+	f.qps = 2;
+	f.njh = 4;
+	for (int i = 0; i < 4; i++)
+		strcpy(f.jh[i], ring[i]);
+	ASSERT_EQ(8, bf_setup(&f, &b, &nopath));
+	b.best = 1 << 30;
+	bf_rec(&b, 0, 0);
+	ASSERT_EQ(2, b.best);
+	fab3_json(&f, false, &ts, &ps);
+	ASSERT_EQ(0, run_plan(ts, ps, &r));
+	s = rp_plan_summary(r.plan);
+	ASSERT_EQ(2, s->max_link_flows);
+	ASSERT_EQ(2, verify3(r.t, r.j, &ld));
+	ASSERT_EQ(1, s->lower_bound);
+	ASSERT_EQ(1, s->bound_gap);
+	TH_LOG("%s", s->bound_gap_reason);
+	ASSERT_NE(NULL, strstr(s->bound_gap_reason,
+			       "the route assignment needs 2 flows per link"));
+	ASSERT_STREQ(s->bound_gap_reason, js(json_object_object_get(r.j, "summary"),
+					     "bound_gap_reason"));
+	run_free(&r);
+	free(ts);
+	free(ps);
+
+	/* one CRC at every tier: ports reach few of the planned paths */
+	base_fab3(&f, 2, 2);
+	for (int i = 0; i < 4; i++) {
+		f.lh[i] = (struct hm){ "crc32", "lo16", 11 * i };
+		f.sh[i] = (struct hm){ "crc32", "lo16", 13 * i };
+	}
+	f.uh[0] = f.uh[1] = (struct hm){ "crc32", "lo16", 5 };
+	fab3_json(&f, false, &ts, &ps);
+	ASSERT_EQ(0, run_plan(ts, ps, &r));
+	s = rp_plan_summary(r.plan);
+	/* every flow still hashes down the path the plan prints */
+	ASSERT_EQ(s->max_link_flows, (unsigned int)verify3(r.t, r.j, &ld));
+	ASSERT_LT(s->lower_bound, s->max_link_flows);
+	ASSERT_EQ(s->max_link_flows - s->lower_bound, s->bound_gap);
+	TH_LOG("%s", s->bound_gap_reason);
+	ASSERT_NE(NULL, strstr(s->bound_gap_reason, "(correlated hashes)"));
+	run_free(&r);
+	free(ts);
+	free(ps);
+}
+
+/*
  * The examples of each shape (examples/three-tier, multi-plane,
  * parallel-links) load, meet the bound with every port hashing as
  * planned, and beat ECMP on the default ports.
