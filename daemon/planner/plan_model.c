@@ -437,54 +437,59 @@ static void pair_common(struct rp_plan *pl, struct pair *p, int *cs, int *ncs)
 
 /*
  * First- and last-hop spines of a pair between pods: the source leaf's
- * spines with an up path to dst, the destination leaf's spines that a
- * superspine reached from one of them links down to.
+ * spines with an up path to dst, and the destination leaf's spines that a
+ * superspine reached from one of them links down to. umark (per
+ * superspine) marks those superspines with the pair's stamp.
  */
-static void pair_hops(struct rp_plan *pl, struct pair *p, int *mark, int *cs,
+static void pair_hops(struct rp_plan *pl, struct pair *p, int *umark, int *cs,
 		      int *ncs)
 {
 	const struct rp_topo *t = pl->t;
-	int st = p - pl->pairs + 1, nf = 0, nl = 0;
+	int st = 2 * (p - pl->pairs) + 1 + !cs, nf = 0, nl = 0;
 
 	if (!cs)
 		p->c0 = *ncs;
+	/* a leaf's links are by leaf port: spines in index order from bcount */
 	for (int s = 0; s < t->nspines; s++) {
-		if (!bcount(pl, p->src, s) || !rp_plan_spine_reaches(pl, s, p->dst))
+		bool first = false;
+
+		if (!bcount(pl, p->src, s))
+			continue;
+		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++) {
+			int u = pl->ubundles[b].super;
+
+			if (ureaches(pl, u, p->dst)) {
+				umark[u] = st;
+				first = true;
+			}
+		}
+		if (!first)
 			continue;
 		if (cs)
 			cs[p->c0 + nf] = s;
 		nf++;
-		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++) {
-			int u = pl->ubundles[b].super;
-
-			if (!ureaches(pl, u, p->dst))
-				continue;
-			for (int k = pl->super_ub0[u]; k < pl->super_ub0[u + 1]; k++) {
-				int s2 = pl->ubundles[pl->super_ubl[k]].spine;
-
-				if (bcount(pl, p->dst, s2))
-					mark[s2] = st;
-			}
-		}
 	}
 	if (!cs) {
 		p->nc = nf;
 		p->k0 = p->c0 + nf;
 	}
-	for (int s = 0; s < t->nspines; s++)
-		if (mark[s] == st) {
-			if (cs)
-				cs[p->k0 + nl] = s;
-			nl++;
-		}
-	if (!cs) {
-		p->nk = nf ? nl : 0;
-		*ncs += nf + p->nk;
+	for (int s = 0; nf && s < t->nspines; s++) {
+		bool last = false;
+
+		if (!bcount(pl, p->dst, s))
+			continue;
+		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1] && !last; b++)
+			last = umark[pl->ubundles[b].super] == st;
+		if (!last)
+			continue;
+		if (cs)
+			cs[p->k0 + nl] = s;
+		nl++;
 	}
-	/* marks of the counting pass would hide the writing pass's */
-	for (int s = 0; !cs && s < t->nspines; s++)
-		if (mark[s] == st)
-			mark[s] = 0;
+	if (!cs) {
+		p->nk = nl;
+		*ncs += nf + nl;
+	}
 }
 
 int rp_plan_make_pairs(struct rp_plan *pl)
@@ -523,7 +528,7 @@ int rp_plan_make_pairs(struct rp_plan *pl)
 	}
 	pl->npairs = np;
 	/* common spines; between pods first- and last-hop spines */
-	mark = calloc(t->nspines + 1, sizeof(int));
+	mark = calloc(t->nsupers + 1, sizeof(int));
 	if (!mark)
 		return -ENOMEM;
 	for (int pass = 0; pass < 2; pass++) {

@@ -11,6 +11,7 @@
  * of which this is the generalisation.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,8 @@ struct rp_route {
 	long budget;
 	struct rt *buf;		/* routes of the pair being placed */
 	int nbuf;
+	/* best_far(): per superspine the best half route each side */
+	int *am, *as, *asum, *bm, *bs, *bsum;
 };
 
 void rp_plan_route_free(struct rp_plan *pl)
@@ -57,6 +60,12 @@ void rp_plan_route_free(struct rp_plan *pl)
 	free(r->lock);
 	free(r->porder);
 	free(r->buf);
+	free(r->am);
+	free(r->as);
+	free(r->asum);
+	free(r->bm);
+	free(r->bs);
+	free(r->bsum);
 	free(r);
 	pl->route = NULL;
 }
@@ -80,8 +89,15 @@ static int route_init(struct rp_plan *pl)
 	r->res = calloc(nodes, sizeof(int));
 	r->lock = calloc(pl->nflows + 1, sizeof(int));
 	r->porder = calloc(pl->npairs + 1, sizeof(int));
+	r->am = calloc(pl->t->nsupers + 1, sizeof(int));
+	r->as = calloc(pl->t->nsupers + 1, sizeof(int));
+	r->asum = calloc(pl->t->nsupers + 1, sizeof(int));
+	r->bm = calloc(pl->t->nsupers + 1, sizeof(int));
+	r->bs = calloc(pl->t->nsupers + 1, sizeof(int));
+	r->bsum = calloc(pl->t->nsupers + 1, sizeof(int));
 	if (!r->cap || !r->load || !r->head || !r->nxt || !r->prv || !r->res ||
-	    !r->lock || !r->porder)
+	    !r->lock || !r->porder || !r->am || !r->as || !r->asum || !r->bm ||
+	    !r->bs || !r->bsum)
 		return -ENOMEM;
 	for (int b = 0; b < r->nb; b++)
 		r->cap[b] = r->cap[r->nb + b] = pl->bundles[b].n;
@@ -267,6 +283,97 @@ static int best_route(const struct rp_plan *pl, const struct pair *p,
 	return best;
 }
 
+/* Whether (m, sum) beats (bm, bsum): more room at the fullest, then in all. */
+static inline bool better(int m, int sum, int bm, int bsum)
+{
+	return m > bm || (m == bm && sum > bsum);
+}
+
+/*
+ * The best route between pods without listing them all: per superspine u
+ * the best first half (spine s: leaf-s up, s-u up) and the best second
+ * half (spine s2: u-s2 down, s2-leaf down), then the best u. Ties go to
+ * the lowest indices. *x gets the route; returns its room (<= 0: none has
+ * room), or INT_MIN when the pair has no route.
+ */
+static int best_far(const struct rp_plan *pl, const struct pair *p,
+		    struct rt *x)
+{
+	const struct rp_topo *t = pl->t;
+	const struct rp_route *r = pl->route;
+	size_t ns = t->nspines, nu = t->nsupers;
+	int best = -1, bm = -(1 << 30), bsum = -(1 << 30);
+
+	for (size_t u = 0; u < nu; u++)
+		r->as[u] = r->bs[u] = -1;
+	for (int c = 0; c < p->nc; c++) {
+		int s = pl->cs[p->c0 + c];
+		int sa = spare(pl, pl->bidx[p->src * ns + s]);
+
+		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++) {
+			int u = pl->ubundles[b].super;
+			int su = spare(pl, 2 * r->nb + b), m = sa < su ? sa : su;
+
+			if (!ureaches(pl, u, p->dst))
+				continue;
+			if (r->as[u] < 0 || better(m, sa + su, r->am[u], r->asum[u])) {
+				r->as[u] = s;
+				r->am[u] = m;
+				r->asum[u] = sa + su;
+			}
+		}
+	}
+	for (int c = 0; c < p->nk; c++) {
+		int s2 = pl->cs[p->k0 + c];
+		int sd = spare(pl, r->nb + pl->bidx[p->dst * ns + s2]);
+
+		for (int b = pl->spine_ub0[s2]; b < pl->spine_ub0[s2 + 1]; b++) {
+			int u = pl->ubundles[b].super;
+			int su = spare(pl, 2 * r->nb + r->nub + b);
+			int m = sd < su ? sd : su;
+
+			if (r->bs[u] < 0 || better(m, sd + su, r->bm[u], r->bsum[u])) {
+				r->bs[u] = s2;
+				r->bm[u] = m;
+				r->bsum[u] = sd + su;
+			}
+		}
+	}
+	for (size_t u = 0; u < nu; u++) {
+		int m, sum;
+
+		if (r->as[u] < 0 || r->bs[u] < 0)
+			continue;
+		m = r->am[u] < r->bm[u] ? r->am[u] : r->bm[u];
+		sum = r->asum[u] + r->bsum[u];
+		if (best < 0 || better(m, sum, bm, bsum)) {
+			best = u;
+			bm = m;
+			bsum = sum;
+		}
+	}
+	if (best < 0)
+		return INT_MIN;
+	*x = (struct rt){ r->as[best], best, r->bs[best] };
+	return bm;
+}
+
+/* A route with room for a flow of pair p into *x, else false. */
+static int room_route(struct rp_plan *pl, const struct pair *p, struct rt *x)
+{
+	int n, b;
+
+	if (p->xpod)
+		return best_far(pl, p, x) > 0;
+	n = gen_routes(pl, p);
+	if (n < 0)
+		return n;
+	b = best_route(pl, p, pl->route->buf, n);
+	if (b >= 0)
+		*x = pl->route->buf[b];
+	return b >= 0;
+}
+
 /*
  * Places flow fi, moving others if need be: a route with room, else a
  * route with exactly one full resource, after a flow on that resource
@@ -277,19 +384,18 @@ static int place(struct rp_plan *pl, int fi, int depth)
 {
 	struct rp_route *r = pl->route;
 	const struct pair *p = &pl->pairs[pl->flows[fi].pair];
-	struct rt *routes;
+	struct rt *routes, x;
 	int n, b, ret = 0;
 
+	b = room_route(pl, p, &x);
+	if (b)
+		put(pl, fi, &x);
+	if (b || !depth || r->budget <= 0)
+		return b;
 	n = gen_routes(pl, p);
 	if (n < 0)
 		return n;
-	b = best_route(pl, p, r->buf, n);
-	if (b >= 0) {
-		put(pl, fi, &r->buf[b]);
-		return 1;
-	}
-	if (!depth || r->budget <= 0)
-		return 0;
+	r->budget -= n / 64;
 	routes = malloc(n * sizeof(*routes));
 	if (!routes)
 		return -ENOMEM;
@@ -407,23 +513,20 @@ int rp_plan_route_assign(struct rp_plan *pl, int T, int attempt)
 	}
 	for (int i = 0; i < pl->npairs; i++) {
 		const struct pair *p = &pl->pairs[r->porder[i]];
-		int n = 0;
 
 		if (!pair_routed(p))
 			continue;
 		for (int j = 0; j < p->nf; j++) {
-			int fi = pl->order[p->f0 + j], b;
+			int fi = pl->order[p->f0 + j];
+			struct rt x;
 
 			if (pl->flows[fi].spine >= 0)
 				continue;
-			if (!n) {
-				n = gen_routes(pl, p);
-				if (n < 0)
-					return n;
-			}
-			b = best_route(pl, p, r->buf, n);
-			if (b >= 0) {
-				put(pl, fi, &r->buf[b]);
+			ret = room_route(pl, p, &x);
+			if (ret < 0)
+				return ret;
+			if (ret) {
+				put(pl, fi, &x);
 				continue;
 			}
 			r->budget = RP_ROUTE_BUDGET;
@@ -432,7 +535,6 @@ int rp_plan_route_assign(struct rp_plan *pl, int T, int attempt)
 				return ret;
 			if (!ret)
 				return -EAGAIN;
-			n = 0;	/* place() reused the route buffer */
 		}
 	}
 	return 0;
