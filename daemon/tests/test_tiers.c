@@ -51,6 +51,8 @@ struct fab3 {
 };
 
 static uint64_t rng_state;
+/* RP_TEST_MAXFLOWS above 10: more hosts and QPs per random fabric */
+static bool big;
 
 static uint32_t rnd(void)
 {
@@ -652,7 +654,7 @@ static void random_fab3(struct fab3 *f)
 		}
 		if (!total)
 			f->cnt[l][first] = 1;
-		f->hpl[l] = 1 + rnd() % 2;
+		f->hpl[l] = 1 + rnd() % (big ? 3 : 2);
 		f->lh[l] = leaf_h[0];
 		f->lh[l].seed = rnd();
 	}
@@ -706,7 +708,7 @@ static void random_fab3(struct fab3 *f)
 		f->qps = 1;
 	} else {
 		f->pattern = "ring";
-		f->qps = 1 + rnd() % 3;
+		f->qps = 1 + rnd() % (big ? 5 : 3);
 	}
 }
 
@@ -722,6 +724,8 @@ TEST(optimal_vs_brute_force_three_tier)
 	int trials = 0, tight = 0, far = 0, want = env ? atoi(env) : 150;
 	/* RP_TEST_MAXFLOWS: larger brute forces (16 at most), slower */
 	int maxf = getenv("RP_TEST_MAXFLOWS") ? atoi(getenv("RP_TEST_MAXFLOWS")) : 10;
+
+	big = maxf > 10;
 
 	env = getenv("RP_TEST_SEED");
 	rng_state = env ? strtoull(env, NULL, 0) : 31337;
