@@ -158,14 +158,14 @@ int rp_plan_to_json(const struct rp_plan *pl, const char *host,
 		for (int dir = 0; dir < 2; dir++) {
 			json_object *k = json_object_new_object();
 			const char *sn = rp_spine_name(t, l->spine);
-			const char *un = rp_super_name(t, l->super);
+			const char *xn = rp_super_name(t, l->super);
 			int x = t->nlinks + i;
 
-			json_object_object_add(k, "from", jstr(dir ? un : sn));
+			json_object_object_add(k, "from", jstr(dir ? xn : sn));
 			json_object_object_add(k, "from_port",
 				json_object_new_int(dir ? l->super_port :
 						    l->spine_port));
-			json_object_object_add(k, "to", jstr(dir ? sn : un));
+			json_object_object_add(k, "to", jstr(dir ? sn : xn));
 			json_object_object_add(k, "to_port",
 				json_object_new_int(dir ? l->spine_port :
 						    l->super_port));

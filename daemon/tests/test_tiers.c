@@ -641,12 +641,11 @@ static void random_fab3(struct fab3 *f)
 	for (int s = 0; s < f->ns; s++)
 		f->spod[s] = s >= nsp[0];
 	for (int l = 0; l < f->nl; l++) {
-		int total = 0, first = -1;
+		int total = 0, first = f->lpod[l] ? nsp[0] : 0;
 
 		for (int s = 0; s < f->ns; s++) {
 			if (f->spod[s] != f->lpod[l])
 				continue;
-			first = first < 0 ? s : first;
 			f->cnt[l][s] = rnd() % 3;
 			if (f->cnt[l][s] && rnd() % 6 == 0)
 				f->down[l][s] = 1 + rnd() % f->cnt[l][s];
@@ -659,12 +658,11 @@ static void random_fab3(struct fab3 *f)
 		f->lh[l].seed = rnd();
 	}
 	for (int p = 0; p < 2; p++) {
-		int total = 0, first = -1;
+		int total = 0, first = p ? nsp[0] : 0;
 
 		for (int s = 0; s < f->ns; s++) {
 			if (f->spod[s] != p)
 				continue;
-			first = first < 0 ? s : first;
 			for (int u = 0; u < f->nu; u++) {
 				f->ucnt[s][u] = rnd() % 3;
 				if (f->ucnt[s][u] && rnd() % 6 == 0)
