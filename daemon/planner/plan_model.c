@@ -418,21 +418,26 @@ static int cmp_dst_adj(const void *a, const void *b, void *ctx)
 /* Common spines of a pair within a pod: counted, or written to cs. */
 static void pair_common(struct rp_plan *pl, struct pair *p, int *cs, int *ncs)
 {
-	int k = 0;
+	int ns = pl->t->nspines, k = 0;
+	/* a bundle exists only with up links: bidx >= 0 is bcount() > 0 */
+	const int *a = &pl->bidx[(size_t)p->src * ns];
+	const int *b = &pl->bidx[(size_t)p->dst * ns];
 
 	if (!cs)
 		p->c0 = *ncs;
-	for (int s = 0; s < pl->t->nspines; s++)
-		if (bcount(pl, p->src, s) && bcount(pl, p->dst, s)) {
-			if (cs)
-				cs[p->c0 + k] = s;
-			k++;
-		}
-	if (!cs) {
-		p->nc = p->nk = k;
-		p->k0 = p->c0;
-		*ncs += k;
+	if (cs) {
+		int *out = &cs[p->c0];
+
+		for (int s = 0; s < ns; s++)
+			if (a[s] >= 0 && b[s] >= 0)
+				out[k++] = s;
+		return;
 	}
+	for (int s = 0; s < ns; s++)
+		k += a[s] >= 0 && b[s] >= 0;
+	p->nc = p->nk = k;
+	p->k0 = p->c0;
+	*ncs += k;
 }
 
 /*
