@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The route planner: flows from the placement, spines assigned so that the
- * most loaded directed fabric link carries the minimum, then for every flow a
- * UDP source port that the switches' modelled hashes send down its links.
+ * The route planner: flows from the placement, spines (and on three tiers
+ * superspines) assigned so that the most loaded directed fabric link
+ * carries the minimum, then for every flow a UDP source port that the
+ * switches' modelled hashes send down its links.
  * See Documentation/planner.rst for the algorithm and its bound.
  */
 #include <errno.h>
@@ -15,6 +16,35 @@
 
 /* Greedy passes (different pair orders) per bound before trying T + 1. */
 #define RP_COLOUR_ATTEMPTS	8
+
+/* The summary's bound_gap and its reason. */
+static void gap_reason(struct rp_plan *pl, int T)
+{
+	struct rp_plan_summary *s = &pl->sum;
+	unsigned int missed = 0;
+	size_t n = 0;
+
+	for (int i = 0; i < pl->nflows; i++)
+		missed += pl->flows[i].status == ST_PLACED && pl->flows[i].missed;
+	s->bound_gap = s->max_link_flows > s->lower_bound ?
+		       s->max_link_flows - s->lower_bound : 0;
+	if (!s->bound_gap) {
+		snprintf(s->bound_gap_reason, sizeof(s->bound_gap_reason),
+			 "the plan meets the bound");
+		return;
+	}
+	if ((unsigned int)T > s->lower_bound)
+		n += snprintf(s->bound_gap_reason, sizeof(s->bound_gap_reason),
+			      "the %s needs %d flows per link: the bound is not reachable on this fabric or was not found",
+			      pl->f3 ? "route assignment" : "spine assignment", T);
+	if (missed && n < sizeof(s->bound_gap_reason))
+		snprintf(s->bound_gap_reason + n, sizeof(s->bound_gap_reason) - n,
+			 "%s%u flows have no free port that the switch hashes send down their planned links (correlated hashes) and take the least loaded path their port reaches",
+			 n ? "; " : "", missed);
+	if (!n && !missed)
+		snprintf(s->bound_gap_reason, sizeof(s->bound_gap_reason),
+			 "unknown");
+}
 
 int rp_plan_compute(const struct rp_topo *t, const struct rp_place *p,
 		    struct rp_plan **out, struct rp_err *err)
@@ -52,16 +82,18 @@ int rp_plan_compute_probed(const struct rp_topo *t, const struct rp_place *p,
 	if (!ret)
 		ret = rp_plan_make_bundles(pl);
 	if (!ret)
+		ret = rp_plan_make_upper(pl);
+	if (!ret)
 		ret = rp_plan_make_pairs(pl);
 	if (!ret)
 		ret = rp_plan_match_prev(pl);
 	if (ret)
 		goto fail;
 	ret = -ENOMEM;
-	gmax = t->nlinks + 1;
-	upl = calloc(t->nlinks + 1, sizeof(int));
-	dnl = calloc(t->nlinks + 1, sizeof(int));
-	grp = calloc(gmax, sizeof(int));
+	gmax = (t->nlinks > t->nulinks ? t->nlinks : t->nulinks) + 1;
+	upl = calloc(rp_topo_nload(t) + 1, sizeof(int));
+	dnl = calloc(rp_topo_nload(t) + 1, sizeof(int));
+	grp = calloc(3 * (size_t)gmax, sizeof(int));
 	used = calloc(16384, sizeof(*used));
 	pl->nic_slot = calloc(t->nnics + 1, sizeof(int));
 	cnt = calloc(t->nleaves + 1, sizeof(int));
@@ -94,7 +126,11 @@ int rp_plan_compute_probed(const struct rp_topo *t, const struct rp_place *p,
 		/* -1: the previous plan's spines first (stable re-plans) */
 		for (int attempt = pl->prefer ? -1 : 0;
 		     attempt < RP_COLOUR_ATTEMPTS; attempt++) {
-			ret = rp_plan_colour(pl, T, attempt);
+			/* three tiers: routes; two: the edge colouring */
+			if (pl->f3)
+				ret = rp_plan_route_assign(pl, T, attempt);
+			else
+				ret = rp_plan_colour(pl, T, attempt);
 			if (ret != -EAGAIN)
 				break;
 		}
@@ -122,6 +158,7 @@ int rp_plan_compute_probed(const struct rp_topo *t, const struct rp_place *p,
 	pl->sum.max_link_flows = rp_plan_max_load(pl, RP_MODE_PLAN, upl, dnl);
 	pl->sum.ecmp_max_link_flows = rp_plan_max_load(pl, RP_MODE_ECMP, upl, dnl);
 	pl->sum.slice_max_link_flows = rp_plan_max_load(pl, RP_MODE_SLICE, upl, dnl);
+	gap_reason(pl, T);
 	ret = 0;
 	*out = pl;
 	pl = NULL;

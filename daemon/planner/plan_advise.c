@@ -115,11 +115,16 @@ static int judge(struct ctx *c, const int *hosts, struct rp_advise_eval *ev)
 		if ((unsigned int)c->nic_rx[f->dst_nic] > m)
 			m = c->nic_rx[f->dst_nic];
 		if (f->status == ST_PLACED && f->up >= 0) {
+			int u[2], d[2], n = rp_plan_flow_links(pl, i, RP_MODE_PLAN,
+							       u, d);
+
 			ev->job_fabric_flows++;
-			if ((unsigned int)c->upl[f->up] > m)
-				m = c->upl[f->up];
-			if ((unsigned int)c->dnl[f->dn] > m)
-				m = c->dnl[f->dn];
+			for (int k = 0; k < n; k++) {
+				if ((unsigned int)c->upl[u[k]] > m)
+					m = c->upl[u[k]];
+				if ((unsigned int)c->dnl[d[k]] > m)
+					m = c->dnl[d[k]];
+			}
 		}
 		if (m > ev->job_max_link_flows)
 			ev->job_max_link_flows = m;
@@ -728,8 +733,8 @@ int rp_place_advise(const struct rp_topo *t, const struct rp_place *p,
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
-	c.upl = calloc(t->nlinks + 1, sizeof(int));
-	c.dnl = calloc(t->nlinks + 1, sizeof(int));
+	c.upl = calloc(rp_topo_nload(t) + 1, sizeof(int));
+	c.dnl = calloc(rp_topo_nload(t) + 1, sizeof(int));
 	c.nic_tx = calloc(t->nnics + 1, sizeof(int));
 	c.nic_rx = calloc(t->nnics + 1, sizeof(int));
 	if (!c.upl || !c.dnl || !c.nic_tx || !c.nic_rx)

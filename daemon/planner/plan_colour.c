@@ -10,14 +10,218 @@
 
 #include "plan_model.h"
 
-int rp_plan_lower_bound(struct rp_plan *pl)
+/*
+ * Max flow (in links) between a pair's leaves through the superspines: a
+ * small layered graph, source leaf -> first-hop spines -> superspines that
+ * reach dst -> last-hop spines -> dst, augmenting paths found breadth
+ * first (Edmonds-Karp). Nodes: 0 the source, 1 + s spines, 1 + ns + u
+ * superspines, 1 + ns + nu the sink.
+ */
+struct mflow {
+	int n, m, cap_e;
+	int *head, *nxt, *to, *cap, *pe, *q, *seen;
+	int stamp;
+};
+
+static void mf_free(struct mflow *g)
+{
+	free(g->head);
+	free(g->nxt);
+	free(g->to);
+	free(g->cap);
+	free(g->pe);
+	free(g->q);
+	free(g->seen);
+}
+
+static int mf_init(struct mflow *g, const struct rp_plan *pl)
 {
 	const struct rp_topo *t = pl->t;
-	int *mark = calloc(t->nspines + 1, sizeof(int));
+
+	memset(g, 0, sizeof(*g));
+	g->n = t->nspines + t->nsupers + 2;
+	g->cap_e = 2 * (2 * t->nspines + 2 * pl->nubundles) + 2;
+	g->head = malloc(g->n * sizeof(int));
+	g->pe = malloc(g->n * sizeof(int));
+	g->q = malloc(g->n * sizeof(int));
+	g->seen = calloc(g->n, sizeof(int));
+	g->nxt = malloc(g->cap_e * sizeof(int));
+	g->to = malloc(g->cap_e * sizeof(int));
+	g->cap = malloc(g->cap_e * sizeof(int));
+	return g->head && g->pe && g->q && g->seen && g->nxt && g->to && g->cap ?
+	       0 : -ENOMEM;
+}
+
+static void mf_edge(struct mflow *g, int u, int v, int c)
+{
+	g->to[g->m] = v;
+	g->cap[g->m] = c;
+	g->nxt[g->m] = g->head[u];
+	g->head[u] = g->m++;
+	g->to[g->m] = u;
+	g->cap[g->m] = 0;
+	g->nxt[g->m] = g->head[v];
+	g->head[v] = g->m++;
+}
+
+static long mf_run(struct mflow *g, int src, int sink)
+{
+	long flow = 0;
+
+	for (;;) {
+		int qh = 0, qt = 0, st = ++g->stamp, aug = 1 << 30;
+
+		g->q[qt++] = src;
+		g->seen[src] = st;
+		while (qh < qt && g->seen[sink] != st) {
+			int x = g->q[qh++];
+
+			for (int e = g->head[x]; e >= 0; e = g->nxt[e])
+				if (g->cap[e] > 0 && g->seen[g->to[e]] != st) {
+					g->seen[g->to[e]] = st;
+					g->pe[g->to[e]] = e;
+					g->q[qt++] = g->to[e];
+				}
+		}
+		if (g->seen[sink] != st)
+			return flow;
+		for (int x = sink; x != src; x = g->to[g->pe[x] ^ 1])
+			aug = g->cap[g->pe[x]] < aug ? g->cap[g->pe[x]] : aug;
+		for (int x = sink; x != src; x = g->to[g->pe[x] ^ 1]) {
+			g->cap[g->pe[x]] -= aug;
+			g->cap[g->pe[x] ^ 1] += aug;
+		}
+		flow += aug;
+	}
+}
+
+static long xpod_cap(const struct rp_plan *pl, const struct pair *p,
+		     struct mflow *g)
+{
+	const struct rp_topo *t = pl->t;
+	int ns = t->nspines, sink = 1 + ns + t->nsupers;
+
+	g->m = 0;
+	for (int i = 0; i < g->n; i++)
+		g->head[i] = -1;
+	for (int c = 0; c < p->nc; c++) {
+		int s = pl->cs[p->c0 + c];
+
+		mf_edge(g, 0, 1 + s, bcount(pl, p->src, s));
+		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++) {
+			const struct ubundle *k = &pl->ubundles[b];
+
+			if (ureaches(pl, k->super, p->dst))
+				mf_edge(g, 1 + s, 1 + ns + k->super, k->n);
+		}
+	}
+	for (int c = 0; c < p->nk; c++) {
+		int s = pl->cs[p->k0 + c];
+
+		mf_edge(g, 1 + s, sink, bcount(pl, p->dst, s));
+		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++) {
+			const struct ubundle *k = &pl->ubundles[b];
+
+			mf_edge(g, 1 + ns + k->super, 1 + s, k->n);
+		}
+	}
+	return mf_run(g, 0, sink);
+}
+
+static int ceil_div(long a, long b)
+{
+	return b > 0 ? (a + b - 1) / b : 0;
+}
+
+/*
+ * Three tiers, the superspine layer: the flows leaving a pod over the
+ * superspine links of the spines they can leave by (first hops), those
+ * entering one likewise (last hops), and between two pods per superspine
+ * the lesser of the two.
+ */
+static int pod_bound(const struct rp_plan *pl)
+{
+	const struct rp_topo *t = pl->t;
+	size_t np = t->npods, nu = t->nsupers;
+	long *up = calloc(np * nu + 1, sizeof(long));
+	long *dn = calloc(np * nu + 1, sizeof(long));
+	long *out = calloc(np + 1, sizeof(long)), *in = calloc(np + 1, sizeof(long));
+	long *dem = calloc(np * np + 1, sizeof(long));
+	uint8_t *hop = calloc(t->nspines + 1, 1);
 	int lb = 0;
 
-	if (!mark)
-		return -ENOMEM;
+	if (!up || !dn || !out || !in || !dem || !hop) {
+		lb = -ENOMEM;
+		goto out;
+	}
+	/* spines that are a first (1) or last (2) hop of some pair */
+	for (int i = 0; i < pl->npairs; i++) {
+		const struct pair *p = &pl->pairs[i];
+
+		if (!pair_routed(p) || !p->xpod)
+			continue;
+		dem[rp_leaf_pod(t, p->src) * np + rp_leaf_pod(t, p->dst)] += p->d;
+		for (int c = 0; c < p->nc; c++)
+			hop[pl->cs[p->c0 + c]] |= 1;
+		for (int c = 0; c < p->nk; c++)
+			hop[pl->cs[p->k0 + c]] |= 2;
+	}
+	for (int b = 0; b < pl->nubundles; b++) {
+		const struct ubundle *k = &pl->ubundles[b];
+		size_t x = rp_spine_pod(t, k->spine) * nu + k->super;
+
+		if (hop[k->spine] & 1)
+			up[x] += k->n;
+		if (hop[k->spine] & 2)
+			dn[x] += k->n;
+	}
+	for (size_t a = 0; a < np; a++)
+		for (size_t b = 0; b < np; b++) {
+			long d = dem[a * np + b], c = 0;
+
+			if (!d)
+				continue;
+			out[a] += d;
+			in[b] += d;
+			for (size_t u = 0; u < nu; u++)
+				c += up[a * nu + u] < dn[b * nu + u] ?
+				     up[a * nu + u] : dn[b * nu + u];
+			if (ceil_div(d, c) > lb)
+				lb = ceil_div(d, c);
+		}
+	for (size_t a = 0; a < np; a++) {
+		long cu = 0, cd = 0;
+
+		for (size_t u = 0; u < nu; u++) {
+			cu += up[a * nu + u];
+			cd += dn[a * nu + u];
+		}
+		if (ceil_div(out[a], cu) > lb)
+			lb = ceil_div(out[a], cu);
+		if (ceil_div(in[a], cd) > lb)
+			lb = ceil_div(in[a], cd);
+	}
+out:
+	free(up);
+	free(dn);
+	free(out);
+	free(in);
+	free(dem);
+	free(hop);
+	return lb;
+}
+
+/*
+ * Per leaf and side: the demand of its pairs over the links to the spines
+ * they can use first (source side) or last (destination side). Three tiers
+ * also take the pairs within the pod and those between pods apart (cls 1
+ * and 2), whose spines differ.
+ */
+static int leaf_bound(struct rp_plan *pl, int *mark, int cls)
+{
+	const struct rp_topo *t = pl->t;
+	int lb = 0;
+
 	for (int side = 0; side < 2; side++) {
 		for (int l = 0; l < t->nleaves; l++) {
 			int p0 = side ? pl->dst_p0[l] : pl->src_p0[l];
@@ -27,12 +231,14 @@ int rp_plan_lower_bound(struct rp_plan *pl)
 			for (int k = p0; k < p1; k++) {
 				const struct pair *p = &pl->pairs[side ?
 					pl->dst_adj[k] : k];
+				int h0 = side ? p->k0 : p->c0;
+				int nh = side ? p->nk : p->nc;
 
-				if (!pair_routed(p))
+				if (!pair_routed(p) || (cls && p->xpod != (cls == 2)))
 					continue;
 				dem += p->d;
-				for (int c = 0; c < p->nc; c++) {
-					int s = pl->cs[p->c0 + c];
+				for (int c = 0; c < nh; c++) {
+					int s = pl->cs[h0 + c];
 
 					if (mark[s] != l + 1 + side * t->nleaves) {
 						mark[s] = l + 1 + side * t->nleaves;
@@ -45,11 +251,29 @@ int rp_plan_lower_bound(struct rp_plan *pl)
 		}
 		memset(mark, 0, (t->nspines + 1) * sizeof(int));
 	}
+	return lb;
+}
+
+int rp_plan_lower_bound(struct rp_plan *pl)
+{
+	const struct rp_topo *t = pl->t;
+	int *mark = calloc(t->nspines + 1, sizeof(int));
+	struct mflow g = { 0 };
+	int lb = 0, v;
+
+	if (!mark || (t->nsupers && mf_init(&g, pl))) {
+		lb = -ENOMEM;
+		goto out;
+	}
+	for (int cls = 0; cls < (t->nsupers ? 3 : 1); cls++) {
+		v = leaf_bound(pl, mark, cls);
+		lb = v > lb ? v : lb;
+	}
 	for (int i = 0; i < pl->npairs; i++) {
 		const struct pair *p = &pl->pairs[i];
 		long cap = 0;
 
-		if (!pair_routed(p))
+		if (!pair_routed(p) || p->xpod)
 			continue;
 		for (int c = 0; c < p->nc; c++) {
 			int s = pl->cs[p->c0 + c];
@@ -57,10 +281,34 @@ int rp_plan_lower_bound(struct rp_plan *pl)
 
 			cap += a < b ? a : b;
 		}
-		if ((p->d + cap - 1) / cap > lb)
-			lb = (p->d + cap - 1) / cap;
+		if (ceil_div(p->d, cap) > lb)
+			lb = ceil_div(p->d, cap);
 	}
+	if (t->nsupers) {
+		v = pod_bound(pl);
+		if (v < 0) {
+			lb = v;
+			goto out;
+		}
+		lb = v > lb ? v : lb;
+	}
+	/*
+	 * Between pods the pair term is the max flow through the superspines,
+	 * computed only where it can raise the bound (demand above it): a
+	 * pair's term is at most its demand.
+	 */
+	for (int i = 0; i < pl->npairs; i++) {
+		const struct pair *p = &pl->pairs[i];
+
+		if (pair_routed(p) && p->xpod && p->d > lb) {
+			v = ceil_div(p->d, xpod_cap(pl, p, &g));
+			lb = v > lb ? v : lb;
+		}
+	}
+out:
 	free(mark);
+	if (t->nsupers)
+		mf_free(&g);
 	return lb;
 }
 

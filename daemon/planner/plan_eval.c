@@ -35,9 +35,36 @@ int rp_plan_assign_qpns(struct rp_plan *pl)
 	return 0;
 }
 
+/*
+ * Between pods, from the first spine s on toward dst: the spine's link up
+ * and the superspine's link down, each by the switch's hash of the default
+ * port (ECMP) or by the destination NIC's slot (slice); returns the last
+ * spine.
+ */
+static int far_hops(const struct rp_plan *pl, const struct flow *f, int s,
+		    int dst, int *grp, int gmax, bool slice, int *uu, int *ud)
+{
+	const struct rp_topo *t = pl->t;
+	const struct rp_ipaddr *sa = &t->nics[f->src_nic].addr;
+	const struct rp_ipaddr *da = &t->nics[f->dst_nic].addr;
+	int slot = pl->nic_slot[f->dst_nic], n, m, u;
+
+	n = rp_plan_spine_group(pl, s, dst, grp, gmax);
+	m = slice ? slot % n :
+	    rp_hash_member(&t->sw[t->spine_sw[s]].hash, sa, da, f->e_sport, n);
+	*uu = grp[m < 0 ? 0 : m];
+	u = t->ulinks[*uu].super;
+	n = rp_plan_super_group(pl, u, dst, grp, gmax);
+	m = slice ? slot % n :
+	    rp_hash_member(&t->sw[t->super_sw[u]].hash, sa, da, f->e_sport, n);
+	*ud = grp[m < 0 ? 0 : m];
+	return t->ulinks[*ud].spine;
+}
+
 void rp_plan_baselines(struct rp_plan *pl, int *grp, int gmax)
 {
 	const struct rp_topo *t = pl->t;
+	int *ugrp = grp + gmax;
 
 	for (int i = 0; i < pl->npairs; i++) {
 		struct pair *p = &pl->pairs[i];
@@ -49,7 +76,9 @@ void rp_plan_baselines(struct rp_plan *pl, int *grp, int gmax)
 		l0 = pl->leaf_l0[p->src];
 		nall = pl->leaf_l0[p->src + 1] - l0;
 		for (int j = 0; j < p->nf; j++) {
-			struct flow *f = &pl->flows[pl->order[p->f0 + j]];
+			int fi = pl->order[p->f0 + j];
+			struct flow *f = &pl->flows[fi];
+			struct flow3 *g = pl->f3 ? &pl->f3[fi] : NULL;
 			const struct rp_nic *sn = &t->nics[f->src_nic];
 			const struct rp_nic *dn = &t->nics[f->dst_nic];
 			int m, s, slot, pick = -1;
@@ -64,6 +93,9 @@ void rp_plan_baselines(struct rp_plan *pl, int *grp, int gmax)
 				      RP_HASH_MEASURED) {
 				f->e_up = grp[m < 0 ? 0 : m];
 				s = t->links[f->e_up].spine;
+				if (p->xpod)
+					s = far_hops(pl, f, s, p->dst, ugrp, gmax,
+						     false, &g->e_uu, &g->e_ud);
 				db = bget(pl, p->dst, s);
 				m = rp_hash_member(&t->sw[t->spine_sw[s]].hash,
 						   &sn->addr, &dn->addr,
@@ -77,13 +109,18 @@ void rp_plan_baselines(struct rp_plan *pl, int *grp, int gmax)
 				const struct rp_link *l =
 					&t->links[l0 + (slot + k) % nall];
 
-				if (l->up && bcount(pl, p->dst, l->spine)) {
+				if (l->up && (p->xpod ?
+					      rp_plan_spine_reaches(pl, l->spine, p->dst) :
+					      bcount(pl, p->dst, l->spine) > 0)) {
 					pick = l0 + (slot + k) % nall;
 					break;
 				}
 			}
 			f->s_up = pick;
 			s = t->links[pick].spine;
+			if (p->xpod)
+				s = far_hops(pl, f, s, p->dst, ugrp, gmax, true,
+					     &g->s_uu, &g->s_ud);
 			db = bget(pl, p->dst, s);
 			f->s_dn = pl->blinks[db->s0 + slot % db->n];
 		}
@@ -95,21 +132,21 @@ unsigned int rp_plan_max_load(const struct rp_plan *pl, int mode, int *upl,
 {
 	unsigned int mx = 0;
 
-	memset(upl, 0, pl->t->nlinks * sizeof(int));
-	memset(dnl, 0, pl->t->nlinks * sizeof(int));
+	memset(upl, 0, rp_topo_nload(pl->t) * sizeof(int));
+	memset(dnl, 0, rp_topo_nload(pl->t) * sizeof(int));
 	for (int i = 0; i < pl->nflows; i++) {
 		const struct flow *f = &pl->flows[i];
-		int u = mode == RP_MODE_PLAN ? f->up :
-			mode == RP_MODE_ECMP ? f->e_up : f->s_up;
-		int d = mode == RP_MODE_PLAN ? f->dn :
-			mode == RP_MODE_ECMP ? f->e_dn : f->s_dn;
+		int u[2], d[2], n;
 
 		if (mode == RP_MODE_PLAN && !st_loaded(f->status))
 			continue;
-		if (u >= 0 && (unsigned int)++upl[u] > mx)
-			mx = upl[u];
-		if (d >= 0 && (unsigned int)++dnl[d] > mx)
-			mx = dnl[d];
+		n = rp_plan_flow_links(pl, i, mode, u, d);
+		for (int k = 0; k < n; k++) {
+			if ((unsigned int)++upl[u[k]] > mx)
+				mx = upl[u[k]];
+			if ((unsigned int)++dnl[d[k]] > mx)
+				mx = dnl[d[k]];
+		}
 	}
 	return mx;
 }

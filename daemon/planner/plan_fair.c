@@ -11,43 +11,47 @@
 #include "plan_fair.h"
 #include "plan_model.h"
 
+/* NIC tx and rx, then up to two up and two down fabric links */
+#define RP_FAIR_HOPS	6
+
 int rp_plan_fair_time(const struct rp_plan *pl, enum rp_plan_mode mode,
 		      double link_gbps, double bytes_per_conn, double *seconds)
 {
 	const struct rp_topo *t = pl->t;
-	int nl = 2 * t->nlinks + 2 * t->nnics, nf = pl->nflows;
+	int nlo = rp_topo_nload(t), nl = 2 * nlo + 2 * t->nnics;
+	int nf = pl->nflows;
 	int *fl = NULL, *l0 = NULL, *lf = NULL, *nact = NULL;
 	double *rem = NULL, *rate = NULL, worst = 0;
 	int ret = -ENOMEM, left = 0;
 
-	fl = malloc((size_t)nf * 4 * sizeof(int) + 1);
+	fl = malloc((size_t)nf * RP_FAIR_HOPS * sizeof(int) + 1);
 	l0 = calloc(nl + 2, sizeof(int));
 	nact = calloc(nl + 1, sizeof(int));
 	rem = malloc((nl + 1) * sizeof(double));
 	rate = calloc(nf + 1, sizeof(double));
 	if (!fl || !l0 || !nact || !rem || !rate)
 		goto out;
-	/* each flow crosses: src NIC tx, [up, down], dst NIC rx */
+	/* each flow crosses: src NIC tx, [up links, down links], dst NIC rx */
 	for (int i = 0; i < nf; i++) {
 		const struct flow *f = &pl->flows[i];
-		int *k = &fl[4 * i];
-		int u = mode == RP_MODE_PLAN ? f->up :
-			mode == RP_MODE_ECMP ? f->e_up : f->s_up;
-		int d = mode == RP_MODE_PLAN ? f->dn :
-			mode == RP_MODE_ECMP ? f->e_dn : f->s_dn;
+		int *k = &fl[RP_FAIR_HOPS * i], u[2], d[2], n;
 		bool ok = mode == RP_MODE_PLAN ? f->status == ST_PLACED :
 			  (f->status == ST_PLACED || f->status == ST_NO_PORT);
 
-		k[0] = k[1] = k[2] = k[3] = -1;
+		for (int j = 0; j < RP_FAIR_HOPS; j++)
+			k[j] = -1;
 		if (!ok) {
 			rate[i] = -1;
 			continue;
 		}
-		k[0] = 2 * t->nlinks + f->src_nic;
-		k[1] = u;
-		k[2] = d >= 0 ? t->nlinks + d : -1;
-		k[3] = 2 * t->nlinks + t->nnics + f->dst_nic;
-		for (int j = 0; j < 4; j++)
+		n = rp_plan_flow_links(pl, i, mode, u, d);
+		k[0] = 2 * nlo + f->src_nic;
+		k[1] = 2 * nlo + t->nnics + f->dst_nic;
+		for (int j = 0; j < n; j++) {
+			k[2 + 2 * j] = u[j];
+			k[3 + 2 * j] = nlo + d[j];
+		}
+		for (int j = 0; j < RP_FAIR_HOPS; j++)
 			if (k[j] >= 0)
 				l0[k[j] + 1]++;
 		left++;
@@ -66,8 +70,8 @@ int rp_plan_fair_time(const struct rp_plan *pl, enum rp_plan_mode mode,
 		if (!pos)
 			goto out;
 		for (int i = 0; i < nf; i++)
-			for (int j = 0; j < 4; j++) {
-				int l = fl[4 * i + j];
+			for (int j = 0; j < RP_FAIR_HOPS; j++) {
+				int l = fl[RP_FAIR_HOPS * i + j];
 
 				if (l >= 0)
 					lf[l0[l] + pos[l]++] = i;
@@ -91,8 +95,8 @@ int rp_plan_fair_time(const struct rp_plan *pl, enum rp_plan_mode mode,
 					continue;
 				rate[i] = m;
 				left--;
-				for (int j = 0; j < 4; j++) {
-					int x = fl[4 * i + j];
+				for (int j = 0; j < RP_FAIR_HOPS; j++) {
+					int x = fl[RP_FAIR_HOPS * i + j];
 
 					if (x >= 0) {
 						rem[x] -= m;

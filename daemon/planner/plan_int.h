@@ -9,12 +9,14 @@
 #include "plan.h"
 #include "plan_hash.h"
 
-enum rp_tier { RP_TIER_LEAF, RP_TIER_SPINE };
+enum rp_tier { RP_TIER_LEAF, RP_TIER_SPINE, RP_TIER_SUPER };
 
 struct rp_switch {
 	char *name;
 	enum rp_tier tier;
-	int tidx;			/* index among leaves or spines */
+	int tidx;			/* index among its tier's switches */
+	int pod;			/* index in t->pods, -1: none */
+	int plane;			/* index in t->planes, -1: none */
 	struct rp_hash_model hash;
 	int naddrs;			/* "addresses": ICMP errors come from these */
 	struct rp_ipaddr *addrs;
@@ -30,6 +32,13 @@ struct rp_swaddr {
 struct rp_link {
 	int leaf, spine;		/* leaf / spine index (not switch index) */
 	int leaf_port, spine_port;
+	bool up;
+};
+
+/* A spine-superspine link, normalised so that the spine is the "a" end. */
+struct rp_ulink {
+	int spine, super;		/* spine / superspine index */
+	int spine_port, super_port;
 	bool up;
 };
 
@@ -54,6 +63,16 @@ struct rp_topo {
 	int *leaf_sw, *spine_sw;	/* tier index -> switch index */
 	int nlinks;
 	struct rp_link *links;		/* sorted (leaf, leaf_port) */
+	/* three tiers: superspines and their links (0 and NULL without) */
+	int nsupers;
+	int *super_sw;			/* superspine index -> switch index */
+	int nulinks;
+	struct rp_ulink *ulinks;	/* sorted (spine, spine_port) */
+	/* pod and plane names, sorted (0 and NULL when the file has none) */
+	int npods;
+	char **pods;
+	int nplanes;
+	char **planes;
 	int nhosts;
 	struct rp_host *hosts;		/* sorted by name */
 	int nnics;
@@ -97,6 +116,24 @@ static inline const char *rp_leaf_name(const struct rp_topo *t, int leaf)
 static inline const char *rp_spine_name(const struct rp_topo *t, int spine)
 {
 	return t->sw[t->spine_sw[spine]].name;
+}
+static inline const char *rp_super_name(const struct rp_topo *t, int super)
+{
+	return t->sw[t->super_sw[super]].name;
+}
+/* Pod of a leaf or spine (-1 without pods). */
+static inline int rp_leaf_pod(const struct rp_topo *t, int leaf)
+{
+	return t->sw[t->leaf_sw[leaf]].pod;
+}
+static inline int rp_spine_pod(const struct rp_topo *t, int spine)
+{
+	return t->sw[t->spine_sw[spine]].pod;
+}
+/* Directed link loads are indexed links first, then ulinks. */
+static inline int rp_topo_nload(const struct rp_topo *t)
+{
+	return t->nlinks + t->nulinks;
 }
 
 void rp_err_set(struct rp_err *err, const char *file, const char *path,

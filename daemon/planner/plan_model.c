@@ -34,6 +34,18 @@ void rp_plan_free(struct rp_plan *pl)
 	free(pl->blinks);
 	free(pl->leaf_l0);
 	free(pl->nic_slot);
+	free(pl->f3);
+	free(pl->ubundles);
+	free(pl->ubidx);
+	free(pl->ublinks);
+	free(pl->spine_ub0);
+	free(pl->super_ub0);
+	free(pl->super_ubl);
+	free(pl->spine_u0);
+	free(pl->super_u0);
+	free(pl->super_ul);
+	free(pl->ureach);
+	rp_plan_route_free(pl);
 	for (int i = 0; i < 2; i++) {
 		free(pl->ld[i]);
 		free(pl->stamp[i]);
@@ -235,6 +247,144 @@ int rp_plan_make_bundles(struct rp_plan *pl)
 	return 0;
 }
 
+/* ---- the superspine tier ---------------------------------------------- */
+
+static int cmp_super_port(const void *a, const void *b, void *ctx)
+{
+	const struct rp_topo *t = ctx;
+	const struct rp_ulink *x = &t->ulinks[*(const int *)a];
+	const struct rp_ulink *y = &t->ulinks[*(const int *)b];
+
+	if (x->super != y->super)
+		return x->super < y->super ? -1 : 1;
+	return x->super_port < y->super_port ? -1 :
+	       x->super_port > y->super_port;
+}
+
+bool rp_plan_spine_reaches(const struct rp_plan *pl, int spine, int leaf)
+{
+	for (int b = pl->spine_ub0[spine]; b < pl->spine_ub0[spine + 1]; b++)
+		if (ureaches(pl, pl->ubundles[b].super, leaf))
+			return true;
+	return false;
+}
+
+/*
+ * Spine-superspine bundles (up links only, ordered by (spine, super)),
+ * each superspine's bundles and links, and for every leaf the
+ * superspines with an up path down to it. Nothing without superspines.
+ */
+int rp_plan_make_upper(struct rp_plan *pl)
+{
+	const struct rp_topo *t = pl->t;
+	size_t cells = (size_t)t->nspines * t->nsupers;
+	int nu = t->nulinks, nb = 0, k = 0;
+	int *pos;
+
+	if (!t->nsupers)
+		return 0;
+	if (cells > 64u * 1024 * 1024 ||
+	    (size_t)t->nleaves * t->nsupers > 256u * 1024 * 1024)
+		return -E2BIG;
+	pl->f3 = calloc(pl->nflows + 1, sizeof(*pl->f3));
+	pl->ubidx = malloc((cells + 1) * sizeof(int));
+	pl->ubundles = calloc(nu + 1, sizeof(*pl->ubundles));
+	pl->ublinks = calloc(2 * nu + 1, sizeof(int));
+	pl->spine_ub0 = calloc(t->nspines + 2, sizeof(int));
+	pl->super_ub0 = calloc(t->nsupers + 2, sizeof(int));
+	pl->super_ubl = calloc(nu + 1, sizeof(int));
+	pl->spine_u0 = calloc(t->nspines + 2, sizeof(int));
+	pl->super_u0 = calloc(t->nsupers + 2, sizeof(int));
+	pl->super_ul = calloc(nu + 1, sizeof(int));
+	pl->ureach = calloc((size_t)t->nleaves * t->nsupers + 1, 1);
+	pos = calloc(t->nsupers + 2, sizeof(int));
+	if (!pl->f3 || !pl->ubidx || !pl->ubundles || !pl->ublinks ||
+	    !pl->spine_ub0 || !pl->super_ub0 || !pl->super_ubl ||
+	    !pl->spine_u0 || !pl->super_u0 || !pl->super_ul || !pl->ureach ||
+	    !pos) {
+		free(pos);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < pl->nflows; i++) {
+		struct flow3 *g = &pl->f3[i];
+
+		g->super = g->spine2 = g->uu = g->ud = -1;
+		g->e_uu = g->e_ud = g->s_uu = g->s_ud = -1;
+	}
+	for (size_t i = 0; i < cells; i++)
+		pl->ubidx[i] = -1;
+	/* count up links per cell, number the bundles in cell order */
+	for (int i = 0; i < nu; i++) {
+		const struct rp_ulink *l = &t->ulinks[i];
+
+		pl->spine_u0[l->spine + 1]++;
+		if (l->up)
+			pl->ubidx[(size_t)l->spine * t->nsupers + l->super]--;
+	}
+	for (size_t i = 0; i < cells; i++) {
+		struct ubundle *b;
+
+		if (pl->ubidx[i] == -1)
+			continue;
+		b = &pl->ubundles[nb];
+		b->spine = i / t->nsupers;
+		b->super = i % t->nsupers;
+		b->l0 = k;
+		b->s0 = k + (-1 - pl->ubidx[i]);
+		k += 2 * (-1 - pl->ubidx[i]);
+		pl->spine_ub0[b->spine + 1]++;
+		pl->super_ub0[b->super + 1]++;
+		pl->ubidx[i] = nb++;
+	}
+	pl->nubundles = nb;
+	for (int s = 0; s < t->nspines; s++) {
+		pl->spine_ub0[s + 1] += pl->spine_ub0[s];
+		pl->spine_u0[s + 1] += pl->spine_u0[s];
+	}
+	for (int u = 0; u < t->nsupers; u++)
+		pl->super_ub0[u + 1] += pl->super_ub0[u];
+	for (int b = 0; b < nb; b++) {
+		int u = pl->ubundles[b].super;
+
+		pl->super_ubl[pl->super_ub0[u] + pos[u]++] = b;
+	}
+	/* ulinks are sorted by (spine, spine port): fill in that order */
+	for (int i = 0; i < nu; i++) {
+		const struct rp_ulink *l = &t->ulinks[i];
+		struct ubundle *b;
+
+		pl->super_u0[l->super + 1]++;
+		if (!l->up)
+			continue;
+		b = &pl->ubundles[pl->ubidx[(size_t)l->spine * t->nsupers +
+					    l->super]];
+		pl->ublinks[b->l0 + b->n] = i;
+		pl->ublinks[b->s0 + b->n] = i;
+		b->n++;
+	}
+	for (int b = 0; b < nb; b++)
+		qsort_r(&pl->ublinks[pl->ubundles[b].s0], pl->ubundles[b].n,
+			sizeof(int), cmp_super_port, (void *)t);
+	for (int u = 0; u < t->nsupers; u++)
+		pl->super_u0[u + 1] += pl->super_u0[u];
+	for (int i = 0; i < nu; i++)
+		pl->super_ul[i] = i;
+	qsort_r(pl->super_ul, nu, sizeof(int), cmp_super_port, (void *)t);
+	free(pos);
+	/* superspines with an up path down to each leaf */
+	for (int leaf = 0; leaf < t->nleaves; leaf++)
+		for (int i = pl->leaf_l0[leaf]; i < pl->leaf_l0[leaf + 1]; i++) {
+			int s = t->links[i].spine;
+
+			if (!t->links[i].up)
+				continue;
+			for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++)
+				pl->ureach[(size_t)leaf * t->nsupers +
+					   pl->ubundles[b].super] = 1;
+		}
+	return 0;
+}
+
 /* ---- pairs --------------------------------------------------------- */
 
 static int cmp_order(const void *a, const void *b, void *ctx)
@@ -269,10 +419,92 @@ static int cmp_dst_adj(const void *a, const void *b, void *ctx)
 	return x->src < y->src ? -1 : x->src > y->src;
 }
 
+/* Common spines of a pair within a pod: counted, or written to cs. */
+static void pair_common(struct rp_plan *pl, struct pair *p, int *cs, int *ncs)
+{
+	int ns = pl->t->nspines, k = 0;
+	/* a bundle exists only with up links: bidx >= 0 is bcount() > 0 */
+	const int *a = &pl->bidx[(size_t)p->src * ns];
+	const int *b = &pl->bidx[(size_t)p->dst * ns];
+
+	if (!cs)
+		p->c0 = *ncs;
+	if (cs) {
+		int *out = &cs[p->c0];
+
+		for (int s = 0; s < ns; s++)
+			if (a[s] >= 0 && b[s] >= 0)
+				out[k++] = s;
+		return;
+	}
+	for (int s = 0; s < ns; s++)
+		k += a[s] >= 0 && b[s] >= 0;
+	p->nc = p->nk = k;
+	p->k0 = p->c0;
+	*ncs += k;
+}
+
+/*
+ * First- and last-hop spines of a pair between pods: the source leaf's
+ * spines with an up path to dst, and the destination leaf's spines that a
+ * superspine reached from one of them links down to. umark (per
+ * superspine) marks those superspines with the pair's stamp.
+ */
+static void pair_hops(struct rp_plan *pl, struct pair *p, int *umark, int *cs,
+		      int *ncs)
+{
+	const struct rp_topo *t = pl->t;
+	int st = 2 * (p - pl->pairs) + 1 + !cs, nf = 0, nl = 0;
+
+	if (!cs)
+		p->c0 = *ncs;
+	/* a leaf's links are by leaf port: spines in index order from bcount */
+	for (int s = 0; s < t->nspines; s++) {
+		bool first = false;
+
+		if (!bcount(pl, p->src, s))
+			continue;
+		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++) {
+			int u = pl->ubundles[b].super;
+
+			if (ureaches(pl, u, p->dst)) {
+				umark[u] = st;
+				first = true;
+			}
+		}
+		if (!first)
+			continue;
+		if (cs)
+			cs[p->c0 + nf] = s;
+		nf++;
+	}
+	if (!cs) {
+		p->nc = nf;
+		p->k0 = p->c0 + nf;
+	}
+	for (int s = 0; nf && s < t->nspines; s++) {
+		bool last = false;
+
+		if (!bcount(pl, p->dst, s))
+			continue;
+		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1] && !last; b++)
+			last = umark[pl->ubundles[b].super] == st;
+		if (!last)
+			continue;
+		if (cs)
+			cs[p->k0 + nl] = s;
+		nl++;
+	}
+	if (!cs) {
+		p->nk = nl;
+		*ncs += nf + nl;
+	}
+}
+
 int rp_plan_make_pairs(struct rp_plan *pl)
 {
 	const struct rp_topo *t = pl->t;
-	int n = 0, np = 0, ncs = 0;
+	int n = 0, np = 0, ncs = 0, *mark;
 
 	for (int i = 0; i < pl->nflows; i++) {
 		struct flow *f = &pl->flows[i];
@@ -304,31 +536,37 @@ int rp_plan_make_pairs(struct rp_plan *pl)
 		pl->flows[pl->order[i]].pair = np - 1;
 	}
 	pl->npairs = np;
-	/* common spines */
-	for (int i = 0; i < np; i++) {
-		struct pair *p = &pl->pairs[i];
-
-		if (p->src == p->dst)
-			continue;
-		for (int s = 0; s < t->nspines; s++)
-			if (bcount(pl, p->src, s) && bcount(pl, p->dst, s))
-				p->nc++;
-		p->c0 = ncs;
-		ncs += p->nc;
-	}
-	pl->cs = calloc(ncs + 1, sizeof(int));
-	pl->x = calloc(ncs + 1, sizeof(int));
-	if (!pl->cs || !pl->x)
+	/* common spines; between pods first- and last-hop spines */
+	mark = calloc(t->nsupers + 1, sizeof(int));
+	if (!mark)
 		return -ENOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass) {
+			pl->cs = calloc(ncs + 1, sizeof(int));
+			pl->x = calloc(ncs + 1, sizeof(int));
+			if (!pl->cs || !pl->x) {
+				free(mark);
+				return -ENOMEM;
+			}
+		}
+		for (int i = 0; i < np; i++) {
+			struct pair *p = &pl->pairs[i];
+
+			if (p->src == p->dst)
+				continue;
+			p->xpod = t->nsupers && xpod(t, p->src, p->dst);
+			if (p->xpod)
+				pair_hops(pl, p, mark, pass ? pl->cs : NULL, &ncs);
+			else
+				pair_common(pl, p, pass ? pl->cs : NULL, &ncs);
+		}
+	}
+	free(mark);
 	for (int i = 0; i < np; i++) {
 		struct pair *p = &pl->pairs[i];
-		int k = p->c0;
 
 		if (p->src == p->dst)
 			continue;
-		for (int s = 0; s < t->nspines; s++)
-			if (bcount(pl, p->src, s) && bcount(pl, p->dst, s))
-				pl->cs[k++] = s;
 		if (!p->nc)
 			for (int j = 0; j < p->nf; j++) {
 				struct flow *f = &pl->flows[pl->order[p->f0 + j]];

@@ -1,14 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The planner's working model: flows, leaf pairs, leaf-spine bundles and
- * the plan that owns them, shared by the planner's steps (plan_model.c
- * builds it, plan_colour.c assigns spines, plan_ports.c picks ports,
- * plan_eval.c derives the baselines and loads, plan_out.c prints it).
+ * The planner's working model: flows, leaf pairs, leaf-spine and
+ * spine-superspine bundles and the plan that owns them, shared by the
+ * planner's steps (plan_model.c builds it, plan_colour.c computes the bound
+ * and assigns spines on two tiers, plan_route.c assigns routes on three,
+ * plan_ports.c picks ports, plan_eval.c derives the baselines and loads,
+ * plan_out.c prints it).
+ *
+ * Link loads are indexed in one space: t->links first (up = leaf to spine,
+ * down = spine to leaf), then t->ulinks at t->nlinks + k (up = spine to
+ * superspine, down = superspine to spine); rp_topo_nload() entries.
  */
 #ifndef ROCEPATH_PLAN_MODEL_H
 #define ROCEPATH_PLAN_MODEL_H
 
 #include "plan_int.h"
+
+struct rp_route;
 
 
 enum {
@@ -39,6 +47,19 @@ struct flow {
 	uint32_t lqpn, rqpn;	/* ECMP baseline QPNs */
 	uint16_t sport, e_sport;
 	uint8_t status;
+	bool missed;		/* no port hashes onto the planned links */
+};
+
+/*
+ * The superspine hop of a flow (pl->f3, NULL without superspines). A flow
+ * between pods goes leaf, spine, superspine, spine2, leaf; within a pod
+ * super is -1 and spine2 the flow's spine. Link indices are t->ulinks'.
+ */
+struct flow3 {
+	int super, spine2;	/* planned */
+	int uu, ud;		/* planned spine->super, super->spine2 links */
+	int e_uu, e_ud;		/* ECMP baseline */
+	int s_uu, s_ud;		/* destination slice */
 };
 
 struct pair {
@@ -46,12 +67,26 @@ struct pair {
 	int d;			/* demand (flows) */
 	int f0, nf;		/* into plan->order */
 	int c0, nc;		/* common spines: plan->cs/x[c0 .. c0+nc) */
+	/*
+	 * Between pods: c0/nc are the first-hop spines (a route to dst
+	 * through a superspine), k0/nk the last-hop spines, in plan->cs too;
+	 * within a pod k0 == c0 and nk == nc.
+	 */
+	int k0, nk;
+	bool xpod;		/* src and dst in different pods */
 };
 
 struct bundle {
 	int leaf, spine, n;	/* n up links */
 	int l0;			/* plan->blinks[l0..l0+n): by leaf port */
 	int s0;			/* plan->blinks[s0..s0+n): by spine port */
+};
+
+/* Parallel spine-superspine links (three tiers). */
+struct ubundle {
+	int spine, super, n;	/* n up links */
+	int l0;			/* plan->ublinks[l0..l0+n): by spine port */
+	int s0;			/* plan->ublinks[s0..s0+n): by superspine port */
 };
 
 struct rp_plan {
@@ -78,6 +113,21 @@ struct rp_plan {
 	int *leaf_l0;		/* per leaf: first link in t->links (+1) */
 
 	int *nic_slot;		/* index of the NIC among its leaf's NICs */
+
+	/* three tiers (all NULL / 0 without superspines) */
+	struct flow3 *f3;
+	int nubundles;
+	struct ubundle *ubundles;	/* sorted (spine, super) */
+	int *ubidx;		/* [spine * nsupers + super] -> ubundle or -1 */
+	int *ublinks;
+	int *spine_ub0;		/* per spine: its ubundles (nspines + 1) */
+	int *super_ub0;		/* per superspine: super_ubl[..] (nsupers + 1) */
+	int *super_ubl;		/* ubundle indices by (super, spine) */
+	int *spine_u0;		/* per spine: first ulink in t->ulinks (+1) */
+	int *super_u0;		/* per superspine: super_ul[..] (nsupers + 1) */
+	int *super_ul;		/* ulink indices by (super, super_port) */
+	uint8_t *ureach;	/* [leaf * nsupers + super]: an up path down */
+	struct rp_route *route;	/* route assignment state (plan_route.c) */
 
 	int *ld[2];		/* [leaf * nspines + spine] loads: 0 up, 1 down */
 	int T;
@@ -112,6 +162,28 @@ static inline struct bundle *bget(const struct rp_plan *pl, int leaf,
 	return &pl->bundles[pl->bidx[(size_t)leaf * pl->t->nspines + spine]];
 }
 
+static inline int ubcount(const struct rp_plan *pl, int spine, int super)
+{
+	int b = pl->ubidx[(size_t)spine * pl->t->nsupers + super];
+
+	return b < 0 ? 0 : pl->ubundles[b].n;
+}
+
+/* Whether superspine u has an up path down to leaf (three tiers). */
+static inline bool ureaches(const struct rp_plan *pl, int u, int leaf)
+{
+	return pl->ureach[(size_t)leaf * pl->t->nsupers + u];
+}
+
+/* Whether a spine of another pod than leaf's has an up path to leaf. */
+bool rp_plan_spine_reaches(const struct rp_plan *pl, int spine, int leaf);
+
+/* Whether the leaves are in different pods (their flows cross superspines). */
+static inline bool xpod(const struct rp_topo *t, int a, int b)
+{
+	return rp_leaf_pod(t, a) != rp_leaf_pod(t, b);
+}
+
 static inline bool pair_routed(const struct pair *p)
 {
 	return p->src != p->dst && p->nc > 0;
@@ -128,24 +200,46 @@ extern const char *const rp_plan_status_reason[];
 int rp_plan_make_flows(struct rp_plan *pl);
 int rp_plan_make_bundles(struct rp_plan *pl);
 int rp_plan_make_pairs(struct rp_plan *pl);
+/* Three tiers: superspine bundles, reachability, flow3. */
+int rp_plan_make_upper(struct rp_plan *pl);
+
+/* plan_route.c: three tiers, every flow a route within T (-EAGAIN). */
+int rp_plan_route_assign(struct rp_plan *pl, int T, int attempt);
+void rp_plan_route_free(struct rp_plan *pl);
 
 /* plan_colour.c: the bound, and a spine colouring within T (-EAGAIN). */
 int rp_plan_lower_bound(struct rp_plan *pl);
 /* attempt -1: units first on the spines pl->prefer names (stable re-plans) */
 int rp_plan_colour(struct rp_plan *pl, int T, int attempt);
 
-/* plan_ports.c */
+/* plan_ports.c: ECMP groups toward a destination leaf (see planner.rst) */
 int rp_plan_leaf_group(const struct rp_plan *pl, int leaf, int dst, int *grp,
 		       int max);
+/* a spine's up links (t->ulinks) toward a leaf of another pod */
+int rp_plan_spine_group(const struct rp_plan *pl, int spine, int dst,
+			int *grp, int max);
+/* a superspine's links down (t->ulinks) toward dst's spines */
+int rp_plan_super_group(const struct rp_plan *pl, int super, int dst,
+			int *grp, int max);
 int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 		       int *grp, int gmax, uint16_t *used);
+
+/*
+ * One hashing switch on a flow's path: the member it must pick in its
+ * group of n. The first hop (the source leaf) is always checked, since a
+ * measured table may lack the port; later hops only with a choice.
+ */
+struct hop {
+	int want, n;
+	bool check;
+	struct rp_hash_ctx c;
+};
 
 /* plan_probe_plan.c: port of f (through a measured leaf) or -1 with
  * *status set; used[nrsv..nused) as in rp_plan_route_pair(). */
 int rp_plan_probed_port(const struct rp_plan *pl, const struct flow *f,
 			const struct flow *q, const uint16_t *used, int nused,
-			int nrsv, struct rp_hash_ctx *sc, int want_s, int ngs,
-			uint8_t *status);
+			int nrsv, struct hop *rest, int nrest, uint8_t *status);
 
 /* plan_stable.c: prev_of and prefer from pl->prev. -errno. */
 int rp_plan_match_prev(struct rp_plan *pl);
@@ -154,6 +248,36 @@ static inline const struct flow *prev_flow(const struct rp_plan *pl, int i)
 {
 	return pl->prev_of && pl->prev_of[i] >= 0 ?
 	       &pl->prev->flows[pl->prev_of[i]] : NULL;
+}
+
+/* A flow's directed links in the load space (rp_topo_nload()); count. */
+static inline int rp_plan_flow_links(const struct rp_plan *pl, int fi, int mode, int *up,
+		       int *dn)
+{
+	const struct flow *f = &pl->flows[fi];
+	const struct flow3 *g = pl->f3 ? &pl->f3[fi] : NULL;
+	int n = 0, nl = pl->t->nlinks;
+
+	up[0] = mode == RP_MODE_PLAN ? f->up :
+		mode == RP_MODE_ECMP ? f->e_up : f->s_up;
+	dn[0] = mode == RP_MODE_PLAN ? f->dn :
+		mode == RP_MODE_ECMP ? f->e_dn : f->s_dn;
+	if (up[0] < 0)
+		return 0;
+	n = 1;
+	if (g) {
+		int uu = mode == RP_MODE_PLAN ? g->uu :
+			 mode == RP_MODE_ECMP ? g->e_uu : g->s_uu;
+		int ud = mode == RP_MODE_PLAN ? g->ud :
+			 mode == RP_MODE_ECMP ? g->e_ud : g->s_ud;
+
+		if (uu >= 0) {
+			up[1] = nl + uu;
+			dn[1] = nl + ud;
+			n = 2;
+		}
+	}
+	return n;
 }
 
 /* plan_eval.c */

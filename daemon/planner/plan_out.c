@@ -48,14 +48,29 @@ static void flow_common(const struct rp_plan *pl, const struct flow *f,
 	json_object_object_add(o, "qp", json_object_new_int(f->qp));
 }
 
+/* The flow's superspine hop, or NULL (two tiers, within a pod). */
+static const struct flow3 *far3(const struct rp_plan *pl, const struct flow *f)
+{
+	const struct flow3 *g = pl->f3 ? &pl->f3[f - pl->flows] : NULL;
+
+	return g && g->uu >= 0 ? g : NULL;
+}
+
 static json_object *path_json(const struct rp_plan *pl, const struct flow *f)
 {
 	const struct rp_topo *t = pl->t;
 	json_object *path = json_object_new_array();
+	const struct flow3 *g = far3(pl, f);
 
 	json_object_array_add(path, jstr(rp_leaf_name(t, t->nics[f->src_nic].leaf)));
 	if (f->up >= 0) {
 		json_object_array_add(path, jstr(rp_spine_name(t, f->spine)));
+		if (g) {
+			json_object_array_add(path, jstr(rp_super_name(t,
+						t->ulinks[g->uu].super)));
+			json_object_array_add(path, jstr(rp_spine_name(t,
+						t->ulinks[g->ud].spine)));
+		}
 		json_object_array_add(path, jstr(rp_leaf_name(t,
 					t->nics[f->dst_nic].leaf)));
 	}
@@ -72,8 +87,16 @@ static json_object *flow_json(const struct rp_plan *pl, const struct flow *f)
 	flow_common(pl, f, o);
 	json_object_object_add(o, "sport", json_object_new_int(f->sport));
 	if (f->up >= 0) {
+		const struct flow3 *g = far3(pl, f);
+
 		json_object_array_add(eg, json_object_new_int(
 				t->links[f->up].leaf_port));
+		if (g) {
+			json_object_array_add(eg, json_object_new_int(
+					t->ulinks[g->uu].spine_port));
+			json_object_array_add(eg, json_object_new_int(
+					t->ulinks[g->ud].super_port));
+		}
 		json_object_array_add(eg, json_object_new_int(
 				t->links[f->dn].spine_port));
 	}
@@ -98,8 +121,8 @@ int rp_plan_to_json(const struct rp_plan *pl, const char *host,
 		if (h < 0)
 			return -ENOENT;
 	}
-	upl = calloc(t->nlinks + 1, sizeof(int));
-	dnl = calloc(t->nlinks + 1, sizeof(int));
+	upl = calloc(rp_topo_nload(t) + 1, sizeof(int));
+	dnl = calloc(rp_topo_nload(t) + 1, sizeof(int));
 	if (!upl || !dnl) {
 		free(upl);
 		free(dnl);
@@ -130,7 +153,7 @@ int rp_plan_to_json(const struct rp_plan *pl, const char *host,
 	}
 	json_object_object_add(o, "flows", flows);
 	json_object_object_add(o, "unplaced", un);
-	links = json_object_new_array_ext(2 * t->nlinks);
+	links = json_object_new_array_ext(2 * rp_topo_nload(t));
 	for (int i = 0; i < t->nlinks; i++) {
 		const struct rp_link *l = &t->links[i];
 
@@ -154,6 +177,30 @@ int rp_plan_to_json(const struct rp_plan *pl, const char *host,
 			json_object_array_add(links, k);
 		}
 	}
+	for (int i = 0; i < t->nulinks; i++) {
+		const struct rp_ulink *l = &t->ulinks[i];
+
+		if (!l->up)
+			continue;
+		for (int dir = 0; dir < 2; dir++) {
+			json_object *k = json_object_new_object();
+			const char *sn = rp_spine_name(t, l->spine);
+			const char *xn = rp_super_name(t, l->super);
+			int x = t->nlinks + i;
+
+			json_object_object_add(k, "from", jstr(dir ? xn : sn));
+			json_object_object_add(k, "from_port",
+				json_object_new_int(dir ? l->super_port :
+						    l->spine_port));
+			json_object_object_add(k, "to", jstr(dir ? sn : xn));
+			json_object_object_add(k, "to_port",
+				json_object_new_int(dir ? l->spine_port :
+						    l->super_port));
+			json_object_object_add(k, "flows",
+				json_object_new_int(dir ? dnl[x] : upl[x]));
+			json_object_array_add(links, k);
+		}
+	}
 	json_object_object_add(o, "links", links);
 	sum = json_object_new_object();
 	json_object_object_add(sum, "flows", json_object_new_int(pl->sum.flows));
@@ -169,6 +216,10 @@ int rp_plan_to_json(const struct rp_plan *pl, const char *host,
 		jstr(RP_PLAN_ECMP_QPNS));
 	json_object_object_add(sum, "slice_max_link_flows",
 			       json_object_new_int(pl->sum.slice_max_link_flows));
+	json_object_object_add(sum, "bound_gap",
+			       json_object_new_int(pl->sum.bound_gap));
+	json_object_object_add(sum, "bound_gap_reason",
+			       jstr(pl->sum.bound_gap_reason));
 	json_object_object_add(o, "summary", sum);
 	free(upl);
 	free(dnl);

@@ -21,16 +21,65 @@ static uint32_t fnv1a(uint32_t h, const void *buf, size_t len)
 	return h;
 }
 
-/* Index of link li in the leaf's ECMP group toward dst leaf; group size. */
+/*
+ * ECMP groups toward destination leaf dst (planner.rst's "Hash model", each
+ * tier): a leaf's up links to spines with an up path to dst (within its
+ * pod a link to dst, between pods one through a superspine); a spine's up
+ * links to superspines with an up path down to dst; a superspine's links
+ * down to dst's spines that have an up link to dst. Each ordered by the
+ * switch's local port; grp gets up to max link indices; returns the size.
+ */
 int rp_plan_leaf_group(const struct rp_plan *pl, int leaf, int dst, int *grp,
 		       int max)
 {
 	const struct rp_topo *t = pl->t;
+	bool far = pl->f3 && xpod(t, leaf, dst);
 	int n = 0;
 
 	/* links of a leaf are contiguous and sorted by leaf port */
 	for (int i = pl->leaf_l0[leaf]; i < pl->leaf_l0[leaf + 1]; i++) {
 		const struct rp_link *l = &t->links[i];
+
+		if (!l->up)
+			continue;
+		if (far ? !rp_plan_spine_reaches(pl, l->spine, dst) :
+		    !bcount(pl, dst, l->spine))
+			continue;
+		if (n < max)
+			grp[n] = i;
+		n++;
+	}
+	return n;
+}
+
+int rp_plan_spine_group(const struct rp_plan *pl, int spine, int dst,
+			int *grp, int max)
+{
+	const struct rp_topo *t = pl->t;
+	int n = 0;
+
+	/* ulinks of a spine are contiguous and sorted by spine port */
+	for (int i = pl->spine_u0[spine]; i < pl->spine_u0[spine + 1]; i++) {
+		const struct rp_ulink *l = &t->ulinks[i];
+
+		if (!l->up || !ureaches(pl, l->super, dst))
+			continue;
+		if (n < max)
+			grp[n] = i;
+		n++;
+	}
+	return n;
+}
+
+int rp_plan_super_group(const struct rp_plan *pl, int super, int dst,
+			int *grp, int max)
+{
+	const struct rp_topo *t = pl->t;
+	int n = 0;
+
+	for (int k = pl->super_u0[super]; k < pl->super_u0[super + 1]; k++) {
+		int i = pl->super_ul[k];
+		const struct rp_ulink *l = &t->ulinks[i];
 
 		if (!l->up || !bcount(pl, dst, l->spine))
 			continue;
@@ -53,10 +102,17 @@ static int pick_least(const struct rp_plan *pl, const int *links, int n,
 	return best;
 }
 
-static int find_port(struct rp_hash_ctx *lc, int want_l, int ngl,
-		     struct rp_hash_ctx *sc, int want_s, int ngs,
-		     uint32_t p0, const uint16_t *used, int nused,
-		     bool allow_used)
+/* Sets a hop (no compound literal: the hash context is large). */
+static struct rp_hash_ctx *hop_set(struct hop *h, int want, int n, bool check)
+{
+	h->want = want;
+	h->n = n;
+	h->check = check;
+	return &h->c;
+}
+
+static int find_port(struct hop *h, int nh, uint32_t p0, const uint16_t *used,
+		     int nused, bool allow_used)
 {
 	for (uint32_t k = 0; k < 16384; k++) {
 		uint16_t port = RP_SPORT_MIN + (p0 + k) % 16384;
@@ -69,9 +125,13 @@ static int find_port(struct rp_hash_ctx *lc, int want_l, int ngl,
 			if (i < nused)
 				continue;
 		}
-		if (lc && rp_hash_ctx_member(lc, port, ngl) != want_l)
+		if (nh && rp_hash_ctx_member(&h[0].c, port, h[0].n) != h[0].want)
 			continue;
-		if (sc && ngs > 1 && rp_hash_ctx_member(sc, port, ngs) != want_s)
+		for (i = 1; i < nh; i++)
+			if (h[i].check &&
+			    rp_hash_ctx_member(&h[i].c, port, h[i].n) != h[i].want)
+				break;
+		if (i < nh)
 			continue;
 		return port;
 	}
@@ -79,44 +139,97 @@ static int find_port(struct rp_hash_ctx *lc, int want_l, int ngl,
 }
 
 /*
- * Fallback when no port hits the planned (uplink, downlink): the leaf and
- * spine hashes can be correlated (e.g. the same CRC at both tiers, where
- * seeds only add a constant), so that some combinations are unreachable.
- * Take the port whose reachable links through the planned spine are least
- * loaded (unused ports first); updates f->up/f->dn.
+ * Fallback when no port hits the planned links: the hashes can be
+ * correlated (e.g. the same CRC at two tiers, where seeds only add a
+ * constant), so that some combinations are unreachable. Take the port
+ * whose hashed path through the planned first spine is least loaded at
+ * its busiest link (unused ports first); updates the flow's links (and,
+ * between pods, its superspine and last spine). The path is followed hop
+ * by hop through each switch's group: between pods the superspine's group
+ * depends on the superspine the spine's hash picks.
  */
-static int find_any(const struct rp_plan *pl, struct flow *f,
-		    struct rp_hash_ctx *lc, const int *grp, int ngl,
-		    struct rp_hash_ctx *sc, const struct bundle *db,
+static int find_any(const struct rp_plan *pl, int fi, struct hop *h,
+		    const int *grp, const int *sgrp, int *ugrp, int gmax,
 		    const int *upl, const int *dnl, uint32_t p0,
 		    const uint16_t *used, int nused)
 {
 	const struct rp_topo *t = pl->t;
+	struct flow *f = &pl->flows[fi];
+	const struct pair *p = &pl->pairs[f->pair];
+	const struct rp_ipaddr *sa = &t->nics[f->src_nic].addr;
+	const struct rp_ipaddr *da = &t->nics[f->dst_nic].addr;
+	struct flow3 *g = pl->f3 ? &pl->f3[fi] : NULL;
+	bool far = p->xpod;
+	/* the planned superspine and last spine: their hops are in h[] */
+	int pu = far ? g->super : -1, ps2 = g ? g->spine2 : f->spine;
+	struct hop *last = &h[far ? 3 : 1];
+	int cur_u = -1, nug = 0;
 	long best = -1;
 	int bp = -1;
 
 	for (uint32_t k = 0; k < 16384; k++) {
 		uint16_t port = RP_SPORT_MIN + (p0 + k) % 16384;
-		int m = rp_hash_ctx_member(lc, port, ngl), u, d, i;
+		int m = rp_hash_ctx_member(&h[0].c, port, h[0].n), u, d, i;
+		int uu = -1, ud = -1, s2 = f->spine, mx;
+		const struct bundle *db;
 		long key;
 
 		if (m < 0 || t->links[grp[m]].spine != f->spine)
 			continue;
 		u = grp[m];
-		m = db->n > 1 ? rp_hash_ctx_member(sc, port, db->n) : 0;
+		if (far) {
+			m = h[1].n > 1 ? rp_hash_ctx_member(&h[1].c, port, h[1].n) : 0;
+			if (m < 0)
+				continue;
+			uu = sgrp[m];
+			if (t->ulinks[uu].super != cur_u) {
+				cur_u = t->ulinks[uu].super;
+				nug = rp_plan_super_group(pl, cur_u, p->dst, ugrp,
+							  gmax);
+			}
+			if (nug <= 1)
+				m = 0;
+			else if (cur_u == pu)
+				m = rp_hash_ctx_member(&h[2].c, port, nug);
+			else
+				m = rp_hash_member(&t->sw[t->super_sw[cur_u]].hash,
+						   sa, da, port, nug);
+			if (m < 0)
+				continue;
+			ud = ugrp[m];
+			s2 = t->ulinks[ud].spine;
+		}
+		db = bget(pl, p->dst, s2);
+		if (db->n <= 1)
+			m = 0;
+		else if (s2 == ps2)
+			m = rp_hash_ctx_member(&last->c, port, db->n);
+		else
+			m = rp_hash_member(&t->sw[t->spine_sw[s2]].hash, sa, da,
+					   port, db->n);
 		if (m < 0)
 			continue;
 		d = pl->blinks[db->s0 + m];
 		for (i = 0; i < nused; i++)
 			if (used[i] == port)
 				break;
-		key = (long)(upl[u] > dnl[d] ? upl[u] : dnl[d]) * 2 +
-		      (i < nused);
+		mx = upl[u] > dnl[d] ? upl[u] : dnl[d];
+		if (far) {
+			mx = upl[t->nlinks + uu] > mx ? upl[t->nlinks + uu] : mx;
+			mx = dnl[t->nlinks + ud] > mx ? dnl[t->nlinks + ud] : mx;
+		}
+		key = (long)mx * 2 + (i < nused);
 		if (best < 0 || key < best) {
 			best = key;
 			bp = port;
 			f->up = u;
 			f->dn = d;
+			if (g) {
+				g->uu = uu;
+				g->ud = ud;
+				g->super = far ? t->ulinks[uu].super : -1;
+				g->spine2 = s2;
+			}
 		}
 	}
 	return bp;
@@ -172,31 +285,51 @@ static int pick_link(const struct rp_plan *pl, const int *links, int n,
 	return pick_least(pl, links, n, load);
 }
 
+/* Index of link li in group grp[0..n), or -1. */
+static int member_of(const int *grp, int n, int li)
+{
+	for (int i = 0; i < n; i++)
+		if (grp[i] == li)
+			return i;
+	return -1;
+}
+
+/*
+ * Links and ports of a pair's flows. grp has room for 3 * gmax link
+ * indices: the leaf's group, the spine's and the superspine's.
+ */
 int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 		       int *grp, int gmax, uint16_t *used)
 {
 	const struct rp_topo *t = pl->t;
 	struct pair *p = &pl->pairs[pi];
 	int ngl = 0, nused = 0, nrsv = 0, gsrc = -1, gdst = -1;
+	int *sgrp = grp + gmax, *ugrp = grp + 2 * gmax, cur_s = -1, nsg = 0;
 	bool routed = pair_routed(p);
 	int ret;
 
 	if (p->src != p->dst && !routed)
 		return 0;
 	if (routed) {
-		ret = pair_spines(pl, p);
-		if (ret)
-			return ret;
+		/* three tiers: routes come from rp_plan_route_assign() */
+		if (!pl->f3) {
+			ret = pair_spines(pl, p);
+			if (ret)
+				return ret;
+		}
 		ngl = rp_plan_leaf_group(pl, p->src, p->dst, grp, gmax);
 	}
 	for (int j = 0; j < p->nf; j++) {
 		int fi = pl->order[p->f0 + j];
 		struct flow *f = &pl->flows[fi];
+		struct flow3 *g = pl->f3 ? &pl->f3[fi] : NULL;
 		const struct flow *q = prev_flow(pl, fi);
+		const struct flow3 *q3 = q && pl->prev->f3 ?
+			&pl->prev->f3[pl->prev_of[fi]] : NULL;
 		const struct rp_nic *sn = &t->nics[f->src_nic];
 		const struct rp_nic *dn = &t->nics[f->dst_nic];
-		struct rp_hash_ctx lc, sc;
-		int want_l = -1, want_s = 0, ngs = 1, port = -1;
+		struct hop h[4];
+		int nh = 0, port = -1, want_l = -1;
 		uint8_t st = ST_NO_PORT;
 		uint32_t p0;
 
@@ -223,50 +356,82 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 		p0 = fnv1a(2166136261u, sn->addr.b, 16);
 		p0 = fnv1a(p0, dn->addr.b, 16) % 16384;
 		if (routed) {
+			int s = f->spine, s2 = g ? g->spine2 : s;
+			int u = g ? g->super : -1, pu, pd, puu = -1, pud = -1;
 			struct bundle *ub, *db;
-			int s = f->spine;
 
 			ub = bget(pl, p->src, s);
-			db = bget(pl, p->dst, s);
+			db = bget(pl, p->dst, s2);
 			f->up = pick_link(pl, &pl->blinks[ub->l0], ub->n, upl,
 					  q ? q->up : -1);
 			f->dn = pick_link(pl, &pl->blinks[db->s0], db->n, dnl,
 					  q ? q->dn : -1);
-			for (int i = 0; i < ngl && i < gmax; i++)
-				if (grp[i] == f->up)
-					want_l = i;
-			ngs = db->n;
-			for (int i = 0; i < db->n; i++)
-				if (pl->blinks[db->s0 + i] == f->dn)
-					want_s = i;
-			rp_hash_ctx_init(&lc, &t->sw[t->leaf_sw[p->src]].hash,
+			want_l = member_of(grp, ngl < gmax ? ngl : gmax, f->up);
+			rp_hash_ctx_init(hop_set(&h[nh++], want_l, ngl, true),
+					 &t->sw[t->leaf_sw[p->src]].hash,
 					 &sn->addr, &dn->addr, &pl->lin);
-			rp_hash_ctx_init(&sc, &t->sw[t->spine_sw[s]].hash,
+			if (u >= 0) {
+				const struct ubundle *a =
+					&pl->ubundles[pl->ubidx[(size_t)s * t->nsupers + u]];
+				const struct ubundle *b =
+					&pl->ubundles[pl->ubidx[(size_t)s2 * t->nsupers + u]];
+				int nug;
+
+				g->uu = pick_link(pl, &pl->ublinks[a->l0], a->n,
+						  upl + t->nlinks, q3 ? q3->uu : -1);
+				g->ud = pick_link(pl, &pl->ublinks[b->s0], b->n,
+						  dnl + t->nlinks, q3 ? q3->ud : -1);
+				if (s != cur_s) {
+					cur_s = s;
+					nsg = rp_plan_spine_group(pl, s, p->dst, sgrp,
+								  gmax);
+				}
+				nug = rp_plan_super_group(pl, u, p->dst, ugrp, gmax);
+				rp_hash_ctx_init(hop_set(&h[nh++],
+							 member_of(sgrp, nsg, g->uu),
+							 nsg, nsg > 1),
+						 &t->sw[t->spine_sw[s]].hash,
+						 &sn->addr, &dn->addr, &pl->lin);
+				rp_hash_ctx_init(hop_set(&h[nh++],
+							 member_of(ugrp, nug, g->ud),
+							 nug, nug > 1),
+						 &t->sw[t->super_sw[u]].hash,
+						 &sn->addr, &dn->addr, &pl->lin);
+				puu = g->uu;
+				pud = g->ud;
+			}
+			rp_hash_ctx_init(hop_set(&h[nh++],
+						 member_of(&pl->blinks[db->s0], db->n,
+							   f->dn), db->n, db->n > 1),
+					 &t->sw[t->spine_sw[s2]].hash,
 					 &sn->addr, &dn->addr, &pl->lin);
 			if (t->sw[t->leaf_sw[p->src]].hash.alg == RP_HASH_MEASURED)
 				port = rp_plan_probed_port(pl, f, q, used, nused,
-							   nrsv, &sc, want_s,
-							   ngs, &st);
+							   nrsv, h + 1, nh - 1,
+							   &st);
 			/* the previous port, if it still takes the planned links */
 			else if (q && q->up == f->up && q->dn == f->dn &&
-			    find_port(&lc, want_l, ngl, &sc, want_s, ngs,
-				      q->sport - RP_SPORT_MIN, used + nrsv,
-				      nused - nrsv, false) == q->sport)
-				port = q->sport;
-			if (port < 0 && st == ST_NO_PORT)
-				port = find_port(&lc, want_l, ngl, &sc, want_s, ngs,
-						 p0, used, nused, false);
-			if (port < 0 && st == ST_NO_PORT)
-				port = find_any(pl, f, &lc, grp, ngl, &sc, db,
-						upl, dnl, p0, used, nused);
-		} else {
-			if (q && find_port(NULL, 0, 1, NULL, 0, 1,
-					   q->sport - RP_SPORT_MIN, used + nrsv,
+				 (!g || (q3 && q3->uu == g->uu && q3->ud == g->ud)) &&
+				 find_port(h, nh, q->sport - RP_SPORT_MIN, used + nrsv,
 					   nused - nrsv, false) == q->sport)
 				port = q->sport;
+			if (port < 0 && st == ST_NO_PORT)
+				port = find_port(h, nh, p0, used, nused, false);
+			if (port < 0 && st == ST_NO_PORT && want_l >= 0) {
+				pu = f->up;
+				pd = f->dn;
+				port = find_any(pl, fi, h, grp, sgrp, ugrp, gmax,
+						upl, dnl, p0, used, nused);
+				f->missed = f->up != pu || f->dn != pd ||
+					    (g && (g->uu != puu || g->ud != pud));
+			}
+		} else {
+			if (q && find_port(NULL, 0, q->sport - RP_SPORT_MIN,
+					   used + nrsv, nused - nrsv, false) ==
+				 q->sport)
+				port = q->sport;
 			if (port < 0)
-				port = find_port(NULL, 0, 1, NULL, 0, 1, p0, used,
-						 nused, false);
+				port = find_port(NULL, 0, p0, used, nused, false);
 			if (port < 0)
 				port = RP_SPORT_MIN + p0;
 		}
@@ -276,6 +441,10 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 			if (st == ST_UNPROBED) {
 				upl[f->up]++;
 				dnl[f->dn]++;
+				if (g && g->uu >= 0) {
+					upl[t->nlinks + g->uu]++;
+					dnl[t->nlinks + g->ud]++;
+				}
 			}
 			continue;
 		}
@@ -284,6 +453,10 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 		if (routed) {
 			upl[f->up]++;
 			dnl[f->dn]++;
+			if (g && g->uu >= 0) {
+				upl[t->nlinks + g->uu]++;
+				dnl[t->nlinks + g->ud]++;
+			}
 		}
 		if (nused < 16384)
 			used[nused++] = port;

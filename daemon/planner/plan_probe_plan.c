@@ -26,8 +26,7 @@ static bool in_used(const uint16_t *used, int n, uint16_t port)
 
 int rp_plan_probed_port(const struct rp_plan *pl, const struct flow *f,
 			const struct flow *q, const uint16_t *used, int nused,
-			int nrsv, struct rp_hash_ctx *sc, int want_s, int ngs,
-			uint8_t *status)
+			int nrsv, struct hop *rest, int nrest, uint8_t *status)
 {
 	const struct rp_topo *t = pl->t;
 	const struct pair *p = &pl->pairs[f->pair];
@@ -36,12 +35,15 @@ int rp_plan_probed_port(const struct rp_plan *pl, const struct flow *f,
 	int sw = t->spine_sw[f->spine], pick = -1;
 	size_t first, n;
 
-	/* a TTL-limited probe names the spine, not which of its links */
-	if (bget(pl, p->src, f->spine)->n > 1 ||
-	    (ngs > 1 && t->sw[sw].hash.alg == RP_HASH_MEASURED)) {
-		*status = ST_PARALLEL;
-		return -1;
-	}
+	/*
+	 * A TTL-limited probe names the first spine, not which of its links,
+	 * and says nothing of a later hop whose hash is measured too.
+	 */
+	if (bget(pl, p->src, f->spine)->n > 1)
+		goto parallel;
+	for (int k = 0; k < nrest; k++)
+		if (rest[k].check && rest[k].c.m->alg == RP_HASH_MEASURED)
+			goto parallel;
 	n = pl->probes ? rp_probes_range(pl->probes, src, dst, &first) : 0;
 	if (!n) {
 		*status = ST_UNPROBED;
@@ -49,9 +51,17 @@ int rp_plan_probed_port(const struct rp_plan *pl, const struct flow *f,
 	}
 	for (size_t i = first; i < first + n; i++) {
 		const struct rp_probe *pr = &pl->probes->v[i];
+		int k;
 
-		if (pr->sw != sw ||
-		    (ngs > 1 && rp_hash_ctx_member(sc, pr->sport, ngs) != want_s))
+		if (pr->sw != sw)
+			continue;
+		/* the later hops' modelled hashes must follow the plan too */
+		for (k = 0; k < nrest; k++)
+			if (rest[k].check &&
+			    rp_hash_ctx_member(&rest[k].c, pr->sport, rest[k].n) !=
+			    rest[k].want)
+				break;
+		if (k < nrest)
 			continue;
 		/* a stable re-plan keeps the previous port if it still fits */
 		if (q && pr->sport == q->sport &&
@@ -63,6 +73,10 @@ int rp_plan_probed_port(const struct rp_plan *pl, const struct flow *f,
 	if (pick < 0)
 		*status = ST_NO_PROBED;
 	return pick;
+
+parallel:
+	*status = ST_PARALLEL;
+	return -1;
 }
 
 void rp_probe_pairs_free(struct rp_probe_pair *pairs, size_t n)

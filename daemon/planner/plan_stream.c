@@ -275,10 +275,19 @@ static void json_flow_common(struct w *w, const struct rp_plan *pl,
 	w_kint(w, "qp", f->qp);
 }
 
+/* The flow's superspine hop, or NULL (two tiers, within a pod). */
+static const struct flow3 *far3(const struct rp_plan *pl, const struct flow *f)
+{
+	const struct flow3 *g = pl->f3 ? &pl->f3[f - pl->flows] : NULL;
+
+	return g && g->uu >= 0 ? g : NULL;
+}
+
 static void json_path(struct w *w, const struct rp_plan *pl,
 		      const struct names *nm, const struct flow *f)
 {
 	const struct rp_topo *t = pl->t;
+	const struct flow3 *g = far3(pl, f);
 
 	w_key(w, "path");
 	w_open(w, '[');
@@ -287,6 +296,12 @@ static void json_path(struct w *w, const struct rp_plan *pl,
 	if (f->up >= 0) {
 		w_next(w);
 		w_q(w, &nm->sw[t->spine_sw[f->spine]]);
+		if (g) {
+			w_next(w);
+			w_q(w, &nm->sw[t->super_sw[t->ulinks[g->uu].super]]);
+			w_next(w);
+			w_q(w, &nm->sw[t->spine_sw[t->ulinks[g->ud].spine]]);
+		}
 		w_next(w);
 		w_q(w, &nm->sw[t->leaf_sw[t->nics[f->dst_nic].leaf]]);
 	}
@@ -297,6 +312,7 @@ static void json_flow(struct w *w, const struct rp_plan *pl,
 		      const struct names *nm, const struct flow *f)
 {
 	const struct rp_topo *t = pl->t;
+	const struct flow3 *g = far3(pl, f);
 
 	w_open(w, '{');
 	json_flow_common(w, pl, nm, f);
@@ -307,6 +323,12 @@ static void json_flow(struct w *w, const struct rp_plan *pl,
 	if (f->up >= 0) {
 		w_next(w);
 		w_int(w, t->links[f->up].leaf_port);
+		if (g) {
+			w_next(w);
+			w_int(w, t->ulinks[g->uu].spine_port);
+			w_next(w);
+			w_int(w, t->ulinks[g->ud].super_port);
+		}
 		w_next(w);
 		w_int(w, t->links[f->dn].spine_port);
 	}
@@ -385,6 +407,25 @@ static void json_plan(struct w *w, const struct rp_plan *pl,
 			w_close(w, '}');
 		}
 	}
+	for (int i = 0; i < t->nulinks; i++) {
+		const struct rp_ulink *l = &t->ulinks[i];
+		const struct qs *sn = &nm->sw[t->spine_sw[l->spine]];
+		const struct qs *un = &nm->sw[t->super_sw[l->super]];
+
+		if (!l->up)
+			continue;
+		for (int dir = 0; dir < 2; dir++) {
+			w_next(w);
+			w_open(w, '{');
+			w_kq(w, "from", dir ? un : sn);
+			w_kint(w, "from_port", dir ? l->super_port : l->spine_port);
+			w_kq(w, "to", dir ? sn : un);
+			w_kint(w, "to_port", dir ? l->spine_port : l->super_port);
+			w_kint(w, "flows", dir ? dnl[t->nlinks + i] :
+			       upl[t->nlinks + i]);
+			w_close(w, '}');
+		}
+	}
 	w_close(w, ']');
 	w_key(w, "summary");
 	w_open(w, '{');
@@ -395,6 +436,8 @@ static void json_plan(struct w *w, const struct rp_plan *pl,
 	w_kint(w, "ecmp_max_link_flows", (int)s->ecmp_max_link_flows);
 	w_kstr(w, "ecmp_qpns", RP_PLAN_ECMP_QPNS);
 	w_kint(w, "slice_max_link_flows", (int)s->slice_max_link_flows);
+	w_kint(w, "bound_gap", (int)s->bound_gap);
+	w_kstr(w, "bound_gap_reason", s->bound_gap_reason);
 	w_close(w, '}');
 	w_close(w, '}');
 	w_ch(w, '\n');
@@ -432,8 +475,16 @@ static void text_flow(struct w *w, const struct rp_plan *pl,
 	w_str(w, " path ");
 	w_str(w, rp_leaf_name(t, sn->leaf));
 	if (f->up >= 0) {
+		const struct flow3 *g = far3(pl, f);
+
 		w_ch(w, ',');
 		w_str(w, rp_spine_name(t, f->spine));
+		if (g) {
+			w_ch(w, ',');
+			w_str(w, rp_super_name(t, t->ulinks[g->uu].super));
+			w_ch(w, ',');
+			w_str(w, rp_spine_name(t, t->ulinks[g->ud].spine));
+		}
 		w_ch(w, ',');
 		w_str(w, rp_leaf_name(t, dn->leaf));
 	}
@@ -453,6 +504,13 @@ static void text_plan(struct w *w, const struct rp_plan *pl, int h)
 		 s->flows, s->unplaced, s->max_link_flows, s->lower_bound,
 		 s->ecmp_max_link_flows, s->slice_max_link_flows);
 	w_str(w, line);
+	if (s->bound_gap) {
+		w_str(w, "bound_gap ");
+		w_int(w, s->bound_gap);
+		w_str(w, ": ");
+		w_str(w, s->bound_gap_reason);
+		w_ch(w, '\n');
+	}
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < pl->nflows; i++) {
 			const struct flow *f = &pl->flows[i];
@@ -484,8 +542,8 @@ int rp_plan_write(const struct rp_plan *pl, const char *host,
 	if (fmt == RP_PLAN_TEXT) {
 		text_plan(w, pl, h);
 	} else {
-		upl = calloc(t->nlinks + 1, sizeof(int));
-		dnl = calloc(t->nlinks + 1, sizeof(int));
+		upl = calloc(rp_topo_nload(t) + 1, sizeof(int));
+		dnl = calloc(rp_topo_nload(t) + 1, sizeof(int));
 		if (!upl || !dnl) {
 			ret = -ENOMEM;
 			goto out;

@@ -48,10 +48,18 @@ void rp_topo_free(struct rp_topo *t)
 		free(t->hosts[i].name);
 	for (int i = 0; i < t->nnics; i++)
 		free(t->nics[i].netdev);
+	for (int i = 0; i < t->npods; i++)
+		free(t->pods[i]);
+	for (int i = 0; i < t->nplanes; i++)
+		free(t->planes[i]);
+	free(t->pods);
+	free(t->planes);
 	free(t->sw);
 	free(t->leaf_sw);
 	free(t->spine_sw);
+	free(t->super_sw);
 	free(t->links);
+	free(t->ulinks);
 	free(t->hosts);
 	free(t->nics);
 	free(t);
@@ -265,10 +273,15 @@ int rp_topo_find_nic_addr(const struct rp_topo *t, const struct rp_ipaddr *a)
 /* temporary records with original JSON indices, for errors and sorting */
 struct tsw {
 	struct rp_switch s;
+	const char *pod, *plane;	/* as in the file (NULL: absent) */
 	int orig;
 };
 struct tlink {
 	struct rp_link l;
+	int orig;
+};
+struct tulink {
+	struct rp_ulink l;
 	int orig;
 };
 struct tnic {
@@ -292,6 +305,231 @@ static int cmp_link(const void *a, const void *b)
 		return x->leaf < y->leaf ? -1 : 1;
 	if (x->leaf_port != y->leaf_port)
 		return x->leaf_port < y->leaf_port ? -1 : 1;
+	return 0;
+}
+
+static int cmp_ulink(const void *a, const void *b)
+{
+	const struct rp_ulink *x = &((const struct tulink *)a)->l;
+	const struct rp_ulink *y = &((const struct tulink *)b)->l;
+
+	if (x->spine != y->spine)
+		return x->spine < y->spine ? -1 : 1;
+	return x->spine_port < y->spine_port ? -1 : x->spine_port > y->spine_port;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The distinct names among names[0..n) (NULLs skipped), sorted, copied
+ * into *out; -ENOMEM.
+ */
+static int name_set(const char **names, int n, char ***out, int *nout)
+{
+	const char **v = calloc(n + 1, sizeof(*v));
+	int k = 0, m = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		if (names[i])
+			v[k++] = names[i];
+	qsort(v, k, sizeof(*v), cmp_str);
+	*out = calloc(k + 1, sizeof(**out));
+	if (!*out) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < k; i++) {
+		if (m && !strcmp((*out)[m - 1], v[i]))
+			continue;
+		(*out)[m] = strdup(v[i]);
+		if (!(*out)[m++]) {
+			*nout = m;
+			free(v);
+			return -ENOMEM;
+		}
+	}
+	*nout = m;
+	free(v);
+	return 0;
+}
+
+static int name_find(char *const *v, int n, const char *name)
+{
+	int lo = 0, hi = n - 1;
+
+	while (name && lo <= hi) {
+		int mid = (lo + hi) / 2, r = strcmp(v[mid], name);
+
+		if (!r)
+			return mid;
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+static const char *const tier_names[] = {
+	[RP_TIER_LEAF] = "leaf", [RP_TIER_SPINE] = "spine",
+	[RP_TIER_SUPER] = "superspine",
+};
+
+/* Planes as declared: names, and which plane (file index) owns each rail. */
+struct tplanes {
+	int n;
+	const char **name;		/* by file index */
+	int nrails;
+	int *rail, *plane;		/* rail[i] belongs to planes[plane[i]] */
+};
+
+static void tplanes_free(struct tplanes *tp)
+{
+	free(tp->name);
+	free(tp->rail);
+	free(tp->plane);
+}
+
+/* The plane (file index) of a rail, or -1. */
+static int tplanes_rail(const struct tplanes *tp, int rail)
+{
+	for (int i = 0; i < tp->nrails; i++)
+		if (tp->rail[i] == rail)
+			return tp->plane[i];
+	return -1;
+}
+
+/* "planes": [{"name": "p0", "rails": [0, 1]}, ...] (optional). */
+static int parse_planes(struct pctx *c, json_object *root, struct tplanes *tp)
+{
+	json_object *ps;
+	size_t n, nr = 0;
+	char p[300];
+	int ret;
+
+	memset(tp, 0, sizeof(*tp));
+	ret = rp_json_member(c, root, "", "planes", json_type_array, false, &ps);
+	if (ret || !ps)
+		return ret;
+	n = json_object_array_length(ps);
+	for (size_t i = 0; i < n; i++) {
+		json_object *r = json_object_object_get(
+			json_object_array_get_idx(ps, i), "rails");
+
+		if (json_object_is_type(r, json_type_array))
+			nr += json_object_array_length(r);
+	}
+	tp->name = calloc(n + 1, sizeof(*tp->name));
+	tp->rail = calloc(nr + 1, sizeof(int));
+	tp->plane = calloc(nr + 1, sizeof(int));
+	if (!tp->name || !tp->rail || !tp->plane)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(ps, i), *rails;
+		size_t k;
+
+		rp_json_pathf(p, sizeof(p), ".planes[%zu]", i);
+		if (!json_object_is_type(o, json_type_object))
+			return rp_json_err(c, p, "expected an object");
+		ret = rp_json_str(c, o, p, "name", true, &tp->name[i]);
+		if (!ret)
+			ret = rp_json_member(c, o, p, "rails", json_type_array,
+					     true, &rails);
+		if (ret)
+			return ret;
+		for (k = 0; k < i; k++)
+			if (!strcmp(tp->name[k], tp->name[i])) {
+				rp_json_pathf(p, sizeof(p), ".planes[%zu].name", i);
+				return rp_json_err(c, p, "duplicate plane name \"%s\" (also .planes[%zu])",
+						   tp->name[i], k);
+			}
+		tp->n = i + 1;
+		if (!json_object_array_length(rails)) {
+			rp_json_pathf(p, sizeof(p), ".planes[%zu].rails", i);
+			return rp_json_err(c, p, "plane \"%s\" has no rails",
+					   tp->name[i]);
+		}
+		for (k = 0; k < json_object_array_length(rails); k++) {
+			json_object *r = json_object_array_get_idx(rails, k);
+			int64_t rail;
+			int other;
+
+			rp_json_pathf(p, sizeof(p), ".planes[%zu].rails[%zu]", i, k);
+			if (!json_object_is_type(r, json_type_int))
+				return rp_json_err(c, p, "expected an integer");
+			rail = json_object_get_int64(r);
+			if (rail < 0 || rail > 65535)
+				return rp_json_err(c, p, "rail %lld out of range (0..65535)",
+						   (long long)rail);
+			other = tplanes_rail(tp, rail);
+			if (other >= 0)
+				return rp_json_err(c, p, "rail %lld is already in plane \"%s\" (.planes[%d])",
+						   (long long)rail, tp->name[other],
+						   other);
+			tp->rail[tp->nrails] = rail;
+			tp->plane[tp->nrails++] = i;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Pods and planes of the switches (file order), before the links: a
+ * superspine is in no pod; with superspines or any pod, every leaf and
+ * spine names its pod; with planes, every switch names a declared plane,
+ * and a pod lies in one plane.
+ */
+static int check_membership(struct pctx *c, const struct tsw *tsw, int nsw,
+			    const struct tplanes *tp)
+{
+	int supers = 0, podded = -1;
+	char p[300];
+
+	for (int i = 0; i < nsw; i++) {
+		supers += tsw[i].s.tier == RP_TIER_SUPER;
+		if (tsw[i].pod && tsw[i].s.tier != RP_TIER_SUPER && podded < 0)
+			podded = i;
+	}
+	for (int i = 0; i < nsw; i++) {
+		const struct tsw *x = &tsw[i];
+
+		rp_json_pathf(p, sizeof(p), ".switches[%d]", i);
+		if (x->s.tier == RP_TIER_SUPER && x->pod) {
+			rp_json_pathf(p, sizeof(p), ".switches[%d].pod", i);
+			return rp_json_err(c, p, "superspine \"%s\" is in no pod (pods group leaves and spines)",
+					   x->s.name);
+		}
+		if (x->s.tier != RP_TIER_SUPER && !x->pod && supers)
+			return rp_json_err(c, p, "%s \"%s\" needs a \"pod\" (the topology has superspines)",
+					   tier_names[x->s.tier], x->s.name);
+		if (x->s.tier != RP_TIER_SUPER && !x->pod && podded >= 0)
+			return rp_json_err(c, p, "%s \"%s\" needs a \"pod\" (.switches[%d] has one)",
+					   tier_names[x->s.tier], x->s.name, podded);
+		if (x->plane && !tp->n) {
+			rp_json_pathf(p, sizeof(p), ".switches[%d].plane", i);
+			return rp_json_err(c, p, "unknown plane \"%s\" (the topology declares no \"planes\")",
+					   x->plane);
+		}
+		if (tp->n && !x->plane)
+			return rp_json_err(c, p, "switch \"%s\" needs a \"plane\" (the topology has \"planes\")",
+					   x->s.name);
+		if (x->plane) {
+			int k;
+
+			for (k = 0; k < tp->n; k++)
+				if (!strcmp(tp->name[k], x->plane))
+					break;
+			rp_json_pathf(p, sizeof(p), ".switches[%d].plane", i);
+			if (k == tp->n)
+				return rp_json_err(c, p, "unknown plane \"%s\"",
+						   x->plane);
+		}
+	}
 	return 0;
 }
 
@@ -328,16 +566,185 @@ static int cmp_portkey(const void *a, const void *b)
 	return x->orig - y->orig;
 }
 
+/* Pod and plane names of the switches, as indices (t->pods, t->planes). */
+static int index_groups(struct pctx *c, struct tsw *tsw, int nsw,
+			const struct tplanes *tp, struct rp_topo *t)
+{
+	const char **v = calloc(nsw + tp->n + 1, sizeof(*v));
+	int *first = NULL, ret;
+	char p[300];
+
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < nsw; i++)
+		v[i] = tsw[i].pod;
+	ret = name_set(v, nsw, &t->pods, &t->npods);
+	for (int i = 0; i < tp->n; i++)
+		v[i] = tp->name[i];
+	if (!ret)
+		ret = name_set(v, tp->n, &t->planes, &t->nplanes);
+	free(v);
+	if (ret)
+		return ret;
+	first = malloc((t->npods + 1) * sizeof(int));
+	if (!first) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < t->npods; i++)
+		first[i] = -1;
+	/* switches are sorted by name here: report the first in file order */
+	for (int i = 0; i < nsw; i++) {
+		struct rp_switch *x = &tsw[i].s;
+
+		x->pod = name_find(t->pods, t->npods, tsw[i].pod);
+		x->plane = name_find(t->planes, t->nplanes, tsw[i].plane);
+		if (x->pod >= 0 && (first[x->pod] < 0 ||
+				    tsw[first[x->pod]].orig > tsw[i].orig))
+			first[x->pod] = i;
+	}
+	for (int i = 0; i < nsw && t->nplanes; i++) {
+		const struct tsw *x = &tsw[i];
+		const struct tsw *y = x->s.pod >= 0 ? &tsw[first[x->s.pod]] : x;
+
+		if (y->s.plane != x->s.plane) {
+			if (y->orig > x->orig) {
+				const struct tsw *z = x;
+
+				x = y;
+				y = z;
+			}
+			rp_json_pathf(p, sizeof(p), ".switches[%d].plane", x->orig);
+			ret = rp_json_err(c, p, "pod \"%s\" spans planes \"%s\" (.switches[%d]) and \"%s\"",
+					  x->pod, y->plane, y->orig, x->plane);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(first);
+	return ret;
+}
+
+/*
+ * The tiers connect: every leaf has an uplink, every superspine a spine
+ * link; with superspines or several pods, every pod links to a superspine
+ * and has leaves; every plane has leaves. Links count whether up or not:
+ * this is the wiring, not its state.
+ */
+static int check_tiers(struct pctx *c, const struct tsw *tsw, int nsw,
+		       const struct tlink *tl, int nl, const struct tulink *tu,
+		       int nu, const struct tplanes *tp, const struct rp_topo *t)
+{
+	int *leaf_up = calloc(t->nleaves + 1, sizeof(int));
+	int *super_dn = calloc(t->nsupers + 1, sizeof(int));
+	int *pod_up = calloc(t->npods + 1, sizeof(int));
+	int *pod_leaves = calloc(t->npods + 1, sizeof(int));
+	int *plane_leaves = calloc(t->nplanes + 1, sizeof(int));
+	int *orig_sw = calloc(nsw + 1, sizeof(int));
+	char p[300];
+	int ret = -ENOMEM;
+
+	if (!leaf_up || !super_dn || !pod_up || !pod_leaves || !plane_leaves ||
+	    !orig_sw)
+		goto out;
+	for (int i = 0; i < nl; i++)
+		leaf_up[tl[i].l.leaf] = 1;
+	for (int i = 0; i < nu; i++) {
+		super_dn[tu[i].l.super] = 1;
+		if (rp_spine_pod(t, tu[i].l.spine) >= 0)
+			pod_up[rp_spine_pod(t, tu[i].l.spine)] = 1;
+	}
+	for (int i = 0; i < t->nleaves; i++) {
+		const struct rp_switch *x = &t->sw[t->leaf_sw[i]];
+
+		if (x->pod >= 0)
+			pod_leaves[x->pod] = 1;
+		if (x->plane >= 0)
+			plane_leaves[x->plane] = 1;
+	}
+	/* in file order, so that the first offender is reported */
+	for (int i = 0; i < nsw; i++)
+		orig_sw[tsw[i].orig] = i;
+	for (int k = 0; k < nsw; k++) {
+		const struct rp_switch *x = &t->sw[orig_sw[k]];
+
+		rp_json_pathf(p, sizeof(p), ".switches[%d]", k);
+		ret = -EINVAL;
+		if (x->tier == RP_TIER_LEAF && !leaf_up[x->tidx]) {
+			rp_json_err(c, p, "leaf \"%s\" has no uplinks", x->name);
+			goto out;
+		}
+		if (x->tier == RP_TIER_SUPER && !super_dn[x->tidx]) {
+			rp_json_err(c, p, "superspine \"%s\" has no spine links (links to no pod)",
+				    x->name);
+			goto out;
+		}
+		rp_json_pathf(p, sizeof(p), ".switches[%d].pod", k);
+		if (x->pod >= 0 && !pod_leaves[x->pod]) {
+			rp_json_err(c, p, "pod \"%s\" has no leaves",
+				    t->pods[x->pod]);
+			goto out;
+		}
+		if (x->pod >= 0 && !pod_up[x->pod] &&
+		    (t->nsupers || t->npods > 1)) {
+			rp_json_err(c, p, "pod \"%s\" has no superspine link (no spine of it links to a superspine)",
+				    t->pods[x->pod]);
+			goto out;
+		}
+	}
+	for (int i = 0; i < tp->n; i++) {
+		int k = name_find(t->planes, t->nplanes, tp->name[i]);
+
+		if (!plane_leaves[k]) {
+			rp_json_pathf(p, sizeof(p), ".planes[%d]", i);
+			ret = rp_json_err(c, p, "plane \"%s\" has no leaves",
+					  tp->name[i]);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(leaf_up);
+	free(super_dn);
+	free(pod_up);
+	free(pod_leaves);
+	free(plane_leaves);
+	free(orig_sw);
+	return ret;
+}
+
+/*
+ * Whether a link may join these two switches: "" when it may, the tier's
+ * plural when both are of one tier, NULL for a leaf and a superspine.
+ */
+static const char *bad_pair(const struct rp_switch *x, const struct rp_switch *y)
+{
+	static const char *const plural[] = {
+		[RP_TIER_LEAF] = "leaves", [RP_TIER_SPINE] = "spines",
+		[RP_TIER_SUPER] = "superspines",
+	};
+	int a = x->tier < y->tier ? x->tier : y->tier;
+	int b = x->tier + y->tier - a;
+
+	if (a == b)
+		return plural[a];
+	if (a == RP_TIER_LEAF && b == RP_TIER_SUPER)
+		return NULL;	/* caller: a leaf and a superspine */
+	return "";
+}
+
 static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 {
 	json_object *sws, *lks, *hs;
 	struct tsw *tsw = NULL;
 	struct tlink *tl = NULL;
+	struct tulink *tu = NULL;
 	struct tnic *tn = NULL, **tnp = NULL;
 	struct nidx *swi = NULL, *hi = NULL;
 	struct portkey *pk = NULL;
-	int *has_link = NULL;
-	size_t nsw, nl, nh, nn = 0;
+	struct tplanes tp = { 0 };
+	size_t nsw, nl, nh, nn = 0, nll = 0, nul = 0;
 	char p[300];
 	int ret;
 
@@ -348,8 +755,10 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 		ret = rp_json_member(c, root, "", "links", json_type_array, true, &lks);
 	if (!ret)
 		ret = rp_json_member(c, root, "", "hosts", json_type_array, true, &hs);
+	if (!ret)
+		ret = parse_planes(c, root, &tp);
 	if (ret)
-		return ret;
+		goto out;
 	nsw = json_object_array_length(sws);
 	nl = json_object_array_length(lks);
 	nh = json_object_array_length(hs);
@@ -358,9 +767,10 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 	tsw = calloc(nsw + 1, sizeof(*tsw));
 	swi = calloc(nsw + 1, sizeof(*swi));
 	tl = calloc(nl + 1, sizeof(*tl));
+	tu = calloc(nl + 1, sizeof(*tu));
 	pk = calloc(2 * nl + 1, sizeof(*pk));
 	hi = calloc(nh + 1, sizeof(*hi));
-	if (!tsw || !swi || !tl || !pk || !hi)
+	if (!tsw || !swi || !tl || !tu || !pk || !hi)
 		goto out;
 
 	/* switches */
@@ -377,17 +787,23 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 		ret = rp_json_str(c, s, p, "name", true, &name);
 		if (!ret)
 			ret = rp_json_str(c, s, p, "tier", true, &tier);
+		if (!ret)
+			ret = rp_json_str(c, s, p, "pod", false, &tsw[i].pod);
+		if (!ret)
+			ret = rp_json_str(c, s, p, "plane", false, &tsw[i].plane);
 		if (ret)
 			goto out;
 		if (!strcmp(tier, "leaf")) {
 			tsw[i].s.tier = RP_TIER_LEAF;
 		} else if (!strcmp(tier, "spine")) {
 			tsw[i].s.tier = RP_TIER_SPINE;
+		} else if (!strcmp(tier, "superspine")) {
+			tsw[i].s.tier = RP_TIER_SUPER;
 		} else {
 			char q[320];
 
 			rp_json_pathf(q, sizeof(q), "%s.tier", p);
-			ret = rp_json_err(c, q, "unknown tier \"%s\" (leaf, spine)",
+			ret = rp_json_err(c, q, "unknown tier \"%s\" (leaf, spine, superspine)",
 					  tier);
 			goto out;
 		}
@@ -412,6 +828,9 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 		if (tsw[i].s.hash.alg == RP_HASH_MEASURED)
 			t->measured = true;
 	}
+	ret = check_membership(c, tsw, nsw, &tp);
+	if (ret)
+		goto out;
 	qsort(tsw, nsw, sizeof(*tsw), cmp_tsw);
 	for (size_t i = 1; i < nsw; i++) {
 		if (!strcmp(tsw[i].s.name, tsw[i - 1].s.name)) {
@@ -425,11 +844,15 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 			goto out;
 		}
 	}
+	ret = index_groups(c, tsw, nsw, &tp, t);
+	if (ret)
+		goto out;
 	t->nsw = nsw;
 	t->sw = calloc(nsw + 1, sizeof(*t->sw));
 	t->leaf_sw = calloc(nsw + 1, sizeof(int));
 	t->spine_sw = calloc(nsw + 1, sizeof(int));
-	if (!t->sw || !t->leaf_sw || !t->spine_sw) {
+	t->super_sw = calloc(nsw + 1, sizeof(int));
+	if (!t->sw || !t->leaf_sw || !t->spine_sw || !t->super_sw) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -441,23 +864,27 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 		if (t->sw[i].tier == RP_TIER_LEAF) {
 			t->sw[i].tidx = t->nleaves;
 			t->leaf_sw[t->nleaves++] = i;
-		} else {
+		} else if (t->sw[i].tier == RP_TIER_SPINE) {
 			t->sw[i].tidx = t->nspines;
 			t->spine_sw[t->nspines++] = i;
+		} else {
+			t->sw[i].tidx = t->nsupers;
+			t->super_sw[t->nsupers++] = i;
 		}
 		swi[i].name = t->sw[i].name;
 		swi[i].idx = i;
 	}
 
-	/* links */
+	/* links: leaf-spine into tl, spine-superspine into tu */
 	for (size_t i = 0; i < nl; i++) {
 		json_object *l = json_object_array_get_idx(lks, i), *up;
-		const char *a, *b;
+		const struct rp_switch *x, *y;
+		const char *a, *b, *why;
 		int64_t ap = 0, bp = 0;
 		int sa, sb;
+		bool isup;
 
 		rp_json_pathf(p, sizeof(p), ".links[%zu]", i);
-		tl[i].orig = i;
 		if (!json_object_is_type(l, json_type_object)) {
 			ret = rp_json_err(c, p, "expected an object");
 			goto out;
@@ -486,28 +913,67 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 					  sa < 0 ? a : b);
 			goto out;
 		}
-		if (t->sw[sa].tier == t->sw[sb].tier) {
-			ret = rp_json_err(c, p, "link must join a leaf and a spine (\"%s\" and \"%s\" are both %s)",
-					  a, b, t->sw[sa].tier == RP_TIER_LEAF ?
-					  "leaves" : "spines");
+		x = &t->sw[sa];
+		y = &t->sw[sb];
+		why = bad_pair(x, y);
+		if (!why || *why) {
+			char r[160];
+
+			if (why)
+				snprintf(r, sizeof(r), "\"%s\" and \"%s\" are both %s",
+					 a, b, why);
+			else
+				snprintf(r, sizeof(r), "\"%s\" is a %s, \"%s\" a %s",
+					 a, tier_names[x->tier], b,
+					 tier_names[y->tier]);
+			ret = rp_json_err(c, p, "link must join a leaf and a spine, or a spine and a superspine (%s)",
+					  r);
+			goto out;
+		}
+		if (x->plane != y->plane) {
+			ret = rp_json_err(c, p, "link joins planes \"%s\" and \"%s\" (\"%s\" and \"%s\")",
+					  t->planes[x->plane], t->planes[y->plane],
+					  a, b);
+			goto out;
+		}
+		if (x->tier != RP_TIER_SUPER && y->tier != RP_TIER_SUPER &&
+		    x->pod != y->pod) {
+			ret = rp_json_err(c, p, "link joins pods \"%s\" and \"%s\" (\"%s\" and \"%s\"): spines link to leaves of their own pod",
+					  t->pods[x->pod], t->pods[y->pod], a, b);
 			goto out;
 		}
 		pk[2 * i] = (struct portkey){ sa, ap, 2 * i };
 		pk[2 * i + 1] = (struct portkey){ sb, bp, 2 * i + 1 };
-		if (t->sw[sa].tier == RP_TIER_SPINE) {
+		/* normalise: the lower tier is the "a" end */
+		if (x->tier > y->tier) {
 			int ts = sa;
-			int64_t tp = ap;
+			int64_t tpp = ap;
 
 			sa = sb;
 			sb = ts;
 			ap = bp;
-			bp = tp;
+			bp = tpp;
 		}
-		tl[i].l.leaf = t->sw[sa].tidx;
-		tl[i].l.spine = t->sw[sb].tidx;
-		tl[i].l.leaf_port = ap;
-		tl[i].l.spine_port = bp;
-		tl[i].l.up = up ? json_object_get_boolean(up) : true;
+		isup = up ? json_object_get_boolean(up) : true;
+		if (t->sw[sa].tier == RP_TIER_LEAF) {
+			struct tlink *k = &tl[nll++];
+
+			k->orig = i;
+			k->l.leaf = t->sw[sa].tidx;
+			k->l.spine = t->sw[sb].tidx;
+			k->l.leaf_port = ap;
+			k->l.spine_port = bp;
+			k->l.up = isup;
+		} else {
+			struct tulink *k = &tu[nul++];
+
+			k->orig = i;
+			k->l.spine = t->sw[sa].tidx;
+			k->l.super = t->sw[sb].tidx;
+			k->l.spine_port = ap;
+			k->l.super_port = bp;
+			k->l.up = isup;
+		}
 	}
 	qsort(pk, 2 * nl, sizeof(*pk), cmp_portkey);
 	for (size_t i = 1; i < 2 * nl; i++) {
@@ -520,32 +986,23 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 			goto out;
 		}
 	}
-	has_link = calloc(t->nleaves + 1, sizeof(int));
-	if (!has_link) {
+	ret = check_tiers(c, tsw, nsw, tl, nll, tu, nul, &tp, t);
+	if (ret)
+		goto out;
+	qsort(tl, nll, sizeof(*tl), cmp_link);
+	qsort(tu, nul, sizeof(*tu), cmp_ulink);
+	t->nlinks = nll;
+	t->links = calloc(nll + 1, sizeof(*t->links));
+	t->nulinks = nul;
+	t->ulinks = calloc(nul + 1, sizeof(*t->ulinks));
+	if (!t->links || !t->ulinks) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < nl; i++)
-		has_link[tl[i].l.leaf] = 1;
-	for (int i = 0; i < t->nleaves; i++) {
-		if (!has_link[i]) {
-			int orig = tsw[t->leaf_sw[i]].orig;
-
-			rp_json_pathf(p, sizeof(p), ".switches[%d]", orig);
-			ret = rp_json_err(c, p, "leaf \"%s\" has no uplinks",
-					  rp_leaf_name(t, i));
-			goto out;
-		}
-	}
-	qsort(tl, nl, sizeof(*tl), cmp_link);
-	t->nlinks = nl;
-	t->links = calloc(nl + 1, sizeof(*t->links));
-	if (!t->links) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < nl; i++)
+	for (size_t i = 0; i < nll; i++)
 		t->links[i] = tl[i].l;
+	for (size_t i = 0; i < nul; i++)
+		t->ulinks[i] = tu[i].l;
 
 	/* hosts */
 	for (size_t i = 0; i < nh; i++) {
@@ -635,6 +1092,25 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 				goto out;
 			}
 			x->n.leaf = t->sw[s].tidx;
+			if (tp.n) {
+				int pl = tplanes_rail(&tp, rail);
+				char q[320];
+
+				if (pl < 0) {
+					rp_json_pathf(q, sizeof(q), "%s.rail", p);
+					ret = rp_json_err(c, q, "rail %lld is in no plane",
+							  (long long)rail);
+					goto out;
+				}
+				if (t->sw[s].plane !=
+				    name_find(t->planes, t->nplanes, tp.name[pl])) {
+					rp_json_pathf(q, sizeof(q), "%s.leaf", p);
+					ret = rp_json_err(c, q, "leaf \"%s\" is in plane \"%s\", rail %lld in plane \"%s\"",
+							  leaf, t->planes[t->sw[s].plane],
+							  (long long)rail, tp.name[pl]);
+					goto out;
+				}
+			}
 			for (size_t j = n0; j < nn; j++) {
 				if (tn[j].n.rail == rail) {
 					char q[320];
@@ -726,11 +1202,12 @@ out:
 	free(tsw);
 	free(swi);
 	free(tl);
+	free(tu);
 	free(pk);
 	free(hi);
 	free(tn);
 	free(tnp);
-	free(has_link);
+	tplanes_free(&tp);
 	return ret;
 }
 

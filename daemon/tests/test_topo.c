@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Cluster file parsers: every bad input is rejected with the file, the JSON
- * path and the reason (line and column for malformed JSON); good files load
- * and are sorted canonically.
+ * path and the reason (line and column for malformed JSON), the superspine
+ * tier's pods and the planes included; good files load and are sorted
+ * canonically.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +105,177 @@ TEST(leaf_without_uplinks)
 		   ".switches[3]", "leaf \"leaf2\" has no uplinks");
 	EXPECT_ERR(TOPO(SW, LK ",{\"a\":\"leaf0\",\"a_port\":5,\"b\":\"leaf1\",\"b_port\":5}", HS),
 		   ".links[2]", "must join a leaf and a spine");
+}
+
+/* Three tiers: pods a and b of one leaf and one spine, a superspine. */
+#define SW3 "{\"name\":\"l0\",\"tier\":\"leaf\",\"pod\":\"a\"}," \
+	    "{\"name\":\"l1\",\"tier\":\"leaf\",\"pod\":\"b\"}," \
+	    "{\"name\":\"s0\",\"tier\":\"spine\",\"pod\":\"a\"}," \
+	    "{\"name\":\"s1\",\"tier\":\"spine\",\"pod\":\"b\"}," \
+	    "{\"name\":\"u0\",\"tier\":\"superspine\"," H "}"
+#define LK3 "{\"a\":\"l0\",\"a_port\":1,\"b\":\"s0\",\"b_port\":1}," \
+	    "{\"a\":\"l1\",\"a_port\":1,\"b\":\"s1\",\"b_port\":1}," \
+	    "{\"a\":\"s0\",\"a_port\":2,\"b\":\"u0\",\"b_port\":1}," \
+	    "{\"a\":\"u0\",\"a_port\":2,\"b\":\"s1\",\"b_port\":2}"
+#define HS3 "{\"name\":\"h1\",\"nics\":[{\"rail\":0,\"ip\":\"192.0.2.1\",\"leaf\":\"l0\"}]}," \
+	    "{\"name\":\"h2\",\"nics\":[{\"rail\":0,\"ip\":\"192.0.2.2\",\"leaf\":\"l1\"}]}"
+
+/* A three-tier file loads: pods, superspines, spine-superspine links. */
+TEST(good_three_tier)
+{
+	struct rp_topo *t = NULL;
+	struct rp_err e;
+	const char *s = TOPO(SW3, LK3, HS3);
+
+	ASSERT_EQ(0, rp_topo_parse("t", s, strlen(s), &t, &e));
+	ASSERT_EQ(2, t->nleaves);
+	ASSERT_EQ(2, t->nspines);
+	ASSERT_EQ(1, t->nsupers);
+	ASSERT_EQ(2, t->nlinks);
+	ASSERT_EQ(2, t->nulinks);
+	ASSERT_EQ(2, t->npods);
+	ASSERT_STREQ("b", t->pods[rp_leaf_pod(t, 1)]);
+	/* normalised: the spine is the "a" end, ports follow */
+	ASSERT_STREQ("s1", rp_spine_name(t, t->ulinks[1].spine));
+	ASSERT_EQ(2, t->ulinks[1].spine_port);
+	ASSERT_EQ(2, t->ulinks[1].super_port);
+	ASSERT_STREQ("u0", rp_super_name(t, t->ulinks[1].super));
+	ASSERT_EQ(0, t->nplanes);
+	rp_topo_free(t);
+}
+
+/* Pods: where they are needed, what they may join. */
+TEST(pod_errors)
+{
+	EXPECT_ERR(TOPO(SW3 ",{\"name\":\"u1\",\"tier\":\"superspine\",\"pod\":\"a\"}", LK3, HS3),
+		   ".switches[5].pod", "superspine \"u1\" is in no pod");
+	EXPECT_ERR(TOPO("{\"name\":\"l0\",\"tier\":\"leaf\"}," SW3, LK3, HS3),
+		   ".switches[0]", "leaf \"l0\" needs a \"pod\" (the topology has superspines)");
+	EXPECT_ERR(TOPO(SW3 ",{\"name\":\"s9\",\"tier\":\"spine\"}", LK3, HS3),
+		   ".switches[5]", "spine \"s9\" needs a \"pod\"");
+	EXPECT_ERR(TOPO(SW ",{\"name\":\"spine1\",\"tier\":\"spine\",\"pod\":\"p\"}", LK, HS),
+		   ".switches[0]", "leaf \"leaf0\" needs a \"pod\" (.switches[3] has one)");
+	EXPECT_ERR(TOPO("{\"name\":\"l0\",\"tier\":\"leaf\",\"pod\":7}", "", ""),
+		   ".switches[0].pod", "expected a string");
+	EXPECT_ERR(TOPO("{\"name\":\"l0\",\"tier\":\"leaf\",\"pod\":\"\"}", "", ""),
+		   ".switches[0].pod", "empty string");
+	EXPECT_ERR(TOPO(SW3, LK3 ",{\"a\":\"l0\",\"a_port\":2,\"b\":\"s1\",\"b_port\":3}", HS3),
+		   ".links[4]", "link joins pods \"a\" and \"b\" (\"l0\" and \"s1\")");
+	EXPECT_ERR(TOPO(SW3, LK3 ",{\"a\":\"l0\",\"a_port\":2,\"b\":\"u0\",\"b_port\":3}", HS3),
+		   ".links[4]", "\"l0\" is a leaf, \"u0\" a superspine");
+	EXPECT_ERR(TOPO(SW3 ",{\"name\":\"u1\",\"tier\":\"superspine\"}",
+			LK3 ",{\"a\":\"u1\",\"a_port\":2,\"b\":\"u0\",\"b_port\":3}", HS3),
+		   ".links[4]", "\"u1\" and \"u0\" are both superspines");
+	EXPECT_ERR(TOPO(SW3, LK3 ",{\"a\":\"s0\",\"a_port\":2,\"b\":\"u0\",\"b_port\":3}", HS3),
+		   ".links[4].a_port", "port 2 of \"s0\" already used by .links[2]");
+	/* NICs attach to leaves only */
+	EXPECT_ERR(TOPO(SW3, LK3, "{\"name\":\"h1\",\"nics\":[{\"rail\":0,\"ip\":\"192.0.2.1\",\"leaf\":\"u0\"}]}"),
+		   ".hosts[0].nics[0].leaf", "switch \"u0\" is not a leaf");
+}
+
+/* Tiers that do not connect are named: a pod, a superspine. */
+TEST(tiers_connect)
+{
+	/* pod b's spine has no superspine link */
+	EXPECT_ERR(TOPO(SW3, "{\"a\":\"l0\",\"a_port\":1,\"b\":\"s0\",\"b_port\":1},"
+			"{\"a\":\"l1\",\"a_port\":1,\"b\":\"s1\",\"b_port\":1},"
+			"{\"a\":\"s0\",\"a_port\":2,\"b\":\"u0\",\"b_port\":1}", HS3),
+		   ".switches[1].pod", "pod \"b\" has no superspine link");
+	/* a superspine without any spine link */
+	EXPECT_ERR(TOPO(SW3 ",{\"name\":\"u1\",\"tier\":\"superspine\"}", LK3, HS3),
+		   ".switches[5]", "superspine \"u1\" has no spine links");
+	/* a pod of spines only */
+	EXPECT_ERR(TOPO(SW3 ",{\"name\":\"s2\",\"tier\":\"spine\",\"pod\":\"c\"}",
+			LK3 ",{\"a\":\"s2\",\"a_port\":1,\"b\":\"u0\",\"b_port\":9}", HS3),
+		   ".switches[5].pod", "pod \"c\" has no leaves");
+	/* two pods and no superspine to join them */
+	EXPECT_ERR(TOPO("{\"name\":\"l0\",\"tier\":\"leaf\",\"pod\":\"a\"},"
+			"{\"name\":\"l1\",\"tier\":\"leaf\",\"pod\":\"b\"},"
+			"{\"name\":\"s0\",\"tier\":\"spine\",\"pod\":\"a\"},"
+			"{\"name\":\"s1\",\"tier\":\"spine\",\"pod\":\"b\"}",
+			"{\"a\":\"l0\",\"a_port\":1,\"b\":\"s0\",\"b_port\":1},"
+			"{\"a\":\"l1\",\"a_port\":1,\"b\":\"s1\",\"b_port\":1}", HS3),
+		   ".switches[0].pod", "pod \"a\" has no superspine link");
+	/* a leaf of a pod without links is still a leaf without uplinks */
+	EXPECT_ERR(TOPO(SW3 ",{\"name\":\"l2\",\"tier\":\"leaf\",\"pod\":\"a\"}", LK3, HS3),
+		   ".switches[5]", "leaf \"l2\" has no uplinks");
+	/* one pod needs no superspine */
+	{
+		struct rp_err e;
+
+		ASSERT_EQ(0, topo(TOPO("{\"name\":\"l0\",\"tier\":\"leaf\",\"pod\":\"a\"},"
+				       "{\"name\":\"s0\",\"tier\":\"spine\",\"pod\":\"a\"}",
+				       "{\"a\":\"l0\",\"a_port\":1,\"b\":\"s0\",\"b_port\":1}",
+				       "{\"name\":\"h1\",\"nics\":[{\"rail\":0,\"ip\":\"192.0.2.1\",\"leaf\":\"l0\"}]}"),
+				  &e));
+	}
+}
+
+/* Two planes p (rail 0) and q (rail 1), one leaf and spine each. */
+#define SWP "{\"name\":\"l0\",\"tier\":\"leaf\",\"plane\":\"p\"}," \
+	    "{\"name\":\"l1\",\"tier\":\"leaf\",\"plane\":\"q\"}," \
+	    "{\"name\":\"s0\",\"tier\":\"spine\",\"plane\":\"p\"}," \
+	    "{\"name\":\"s1\",\"tier\":\"spine\",\"plane\":\"q\"}"
+#define LKP "{\"a\":\"l0\",\"a_port\":1,\"b\":\"s0\",\"b_port\":1}," \
+	    "{\"a\":\"l1\",\"a_port\":1,\"b\":\"s1\",\"b_port\":1}"
+#define HSP "{\"name\":\"h1\",\"nics\":[{\"rail\":0,\"ip\":\"192.0.2.1\",\"leaf\":\"l0\"}," \
+	    "{\"rail\":1,\"ip\":\"192.0.2.11\",\"leaf\":\"l1\"}]}"
+#define PLANES(pl) ",\"planes\":[" pl "]"
+#define PQ "{\"name\":\"p\",\"rails\":[0]},{\"name\":\"q\",\"rails\":[1]}"
+#define TOPOP(sw, lk, hs, pl) \
+	"{\"switches\":[" sw "],\"links\":[" lk "],\"hosts\":[" hs "]" pl "}"
+
+/* Planes: declared, every switch in one, rails and leaves agree. */
+TEST(plane_errors)
+{
+	struct rp_topo *t = NULL;
+	struct rp_err e;
+	const char *s = TOPOP(SWP, LKP, HSP, PLANES(PQ));
+
+	ASSERT_EQ(0, rp_topo_parse("t", s, strlen(s), &t, &e));
+	ASSERT_EQ(2, t->nplanes);
+	ASSERT_STREQ("q", t->planes[t->sw[t->leaf_sw[1]].plane]);
+	rp_topo_free(t);
+
+	EXPECT_ERR(TOPOP(SWP, LKP, HSP, ",\"planes\":{}"),
+		   ".planes", "expected an array");
+	EXPECT_ERR(TOPOP(SWP, LKP, HSP, PLANES("7")),
+		   ".planes[0]", "expected an object");
+	EXPECT_ERR(TOPOP(SWP, LKP, HSP, PLANES("{\"rails\":[0]}")),
+		   ".planes[0]", "missing \"name\"");
+	EXPECT_ERR(TOPOP(SWP, LKP, HSP, PLANES("{\"name\":\"p\"}")),
+		   ".planes[0]", "missing \"rails\"");
+	EXPECT_ERR(TOPOP(SWP, LKP, HSP, PLANES("{\"name\":\"p\",\"rails\":[]}")),
+		   ".planes[0].rails", "plane \"p\" has no rails");
+	EXPECT_ERR(TOPOP(SWP, LKP, HSP, PLANES("{\"name\":\"p\",\"rails\":[70000]}")),
+		   ".planes[0].rails[0]", "rail 70000 out of range");
+	EXPECT_ERR(TOPOP(SWP, LKP, HSP, PLANES("{\"name\":\"p\",\"rails\":[\"0\"]}")),
+		   ".planes[0].rails[0]", "expected an integer");
+	EXPECT_ERR(TOPOP(SWP, LKP, HSP, PLANES("{\"name\":\"p\",\"rails\":[0]},{\"name\":\"q\",\"rails\":[1,0]}")),
+		   ".planes[1].rails[1]", "rail 0 is already in plane \"p\" (.planes[0])");
+	EXPECT_ERR(TOPOP(SWP, LKP, HSP, PLANES("{\"name\":\"p\",\"rails\":[0]},{\"name\":\"p\",\"rails\":[1]}")),
+		   ".planes[1].name", "duplicate plane name \"p\" (also .planes[0])");
+	EXPECT_ERR(TOPOP(SWP, LKP, HSP, ""),
+		   ".switches[0].plane", "unknown plane \"p\" (the topology declares no \"planes\")");
+	EXPECT_ERR(TOPOP(SWP, LKP, HSP, PLANES("{\"name\":\"p\",\"rails\":[0]},{\"name\":\"r\",\"rails\":[1]}")),
+		   ".switches[1].plane", "unknown plane \"q\"");
+	EXPECT_ERR(TOPOP(SWP ",{\"name\":\"s2\",\"tier\":\"spine\"}", LKP, HSP, PLANES(PQ)),
+		   ".switches[4]", "switch \"s2\" needs a \"plane\"");
+	EXPECT_ERR(TOPOP(SWP, LKP ",{\"a\":\"l0\",\"a_port\":2,\"b\":\"s1\",\"b_port\":2}", HSP, PLANES(PQ)),
+		   ".links[2]", "link joins planes \"p\" and \"q\" (\"l0\" and \"s1\")");
+	EXPECT_ERR(TOPOP(SWP, LKP, HSP, PLANES("{\"name\":\"p\",\"rails\":[0]},{\"name\":\"q\",\"rails\":[2]}")),
+		   ".hosts[0].nics[1].rail", "rail 1 is in no plane");
+	EXPECT_ERR(TOPOP(SWP, LKP, HSP, PLANES("{\"name\":\"p\",\"rails\":[1]},{\"name\":\"q\",\"rails\":[0]}")),
+		   ".hosts[0].nics[0].leaf", "leaf \"l0\" is in plane \"p\", rail 0 in plane \"q\"");
+	EXPECT_ERR(TOPOP(SWP, LKP, HSP, PLANES(PQ ",{\"name\":\"z\",\"rails\":[2]}")),
+		   ".planes[2]", "plane \"z\" has no leaves");
+	/* a pod lies in one plane */
+	EXPECT_ERR(TOPOP("{\"name\":\"l0\",\"tier\":\"leaf\",\"plane\":\"p\",\"pod\":\"a\"},"
+			 "{\"name\":\"s0\",\"tier\":\"spine\",\"plane\":\"q\",\"pod\":\"a\"}",
+			 "{\"a\":\"l0\",\"a_port\":1,\"b\":\"s0\",\"b_port\":1}",
+			 "{\"name\":\"h1\",\"nics\":[{\"rail\":0,\"ip\":\"192.0.2.1\",\"leaf\":\"l0\"}]}",
+			 PLANES(PQ)),
+		   ".switches[1].plane", "pod \"a\" spans planes \"p\" (.switches[0]) and \"q\"");
 }
 
 /* Seeds are 32-bit, ports 16-bit, select and fields known. */

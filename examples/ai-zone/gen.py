@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Generate a Meta-like AI zone: a rail-optimised two-tier Clos.
+"""Generate a Meta-like AI zone: a rail-optimised two-tier Clos, or three.
 
 Hosts have one NIC per rail. Every group of --hosts-per-leaf hosts has one
 leaf per rail; the leaves of a rail form a plane with --spines spines, each
@@ -9,7 +9,17 @@ uplinks > spines gives parallel links). Jobs are placed in fragments: racks
 are shared by several jobs and jobs span many racks, as a busy scheduler
 leaves them. Deterministic for a given --seed.
 
+Three tiers (--pods N, N > 1): the leaf groups are split into N pods, each
+with its own --spines spines per rail plane, and every rail plane gets
+--superspines superspines; each spine has --super-uplinks links to them,
+round-robin over the superspines it reaches (--super-mesh full: all of
+them; plane: spine j of every pod to superspines j, j + spines, ...).
+--planes declares each rail's switches as its own plane ("planes",
+"plane"), which the planner then checks.
+
   gen.py --hosts 4096 --rails 8 -o /tmp/zone       # 32,768 GPUs
+  gen.py --hosts 16 --rails 1 --hosts-per-leaf 4 --spines 2 --uplinks 2 \
+         --pods 2 --superspines 2 --super-uplinks 2 -o three-tier
 """
 import argparse
 import json
@@ -36,31 +46,88 @@ def main():
                     help="fraction of hosts given to jobs")
     ap.add_argument("--down", type=float, default=0.0,
                     help="fraction of leaf-spine links marked down")
+    ap.add_argument("--pods", type=int, default=1,
+                    help="pods (three tiers when > 1)")
+    ap.add_argument("--superspines", type=int, default=0,
+                    help="superspines per rail plane (three tiers)")
+    ap.add_argument("--super-uplinks", type=int, default=0,
+                    help="links from each spine to superspines (default: "
+                         "one to each it reaches)")
+    ap.add_argument("--super-mesh", choices=["full", "plane"], default="full")
+    ap.add_argument("--planes", action="store_true",
+                    help="declare each rail as its own plane")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-o", "--out", default=".")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
 
     nleafgroups = (a.hosts + a.hosts_per_leaf - 1) // a.hosts_per_leaf
+    three = a.pods > 1 or a.superspines > 0
+    if three and a.superspines < 1:
+        ap.error("--pods needs --superspines")
+    pods = max(1, a.pods)
     fields = ["src_ip", "dst_ip", "protocol", "src_port", "dst_port"]
     switches, links, hosts = [], [], []
+
+    def pod_of(g):
+        return g * pods // nleafgroups
+
+    def sw(name, tier, hsh, r, pod=None):
+        o = {"name": name, "tier": tier, "hash": hsh}
+        if pod is not None:
+            o["pod"] = pod
+        if a.planes:
+            o["plane"] = f"plane{r}"
+        switches.append(o)
+
     for r in range(a.rails):
-        for s in range(a.spines):
-            switches.append({"name": f"spine-r{r}-{s}", "tier": "spine",
-                             "hash": {"algorithm": "crc32", "select": "lo16",
-                                      "seed": 0x5151 + s, "fields": fields}})
-        spine_port = [1] * a.spines
+        spine_port = {}
+        for p in range(pods):
+            for s in range(a.spines):
+                # two tiers keep the names of the two-tier zone
+                name = f"spine-r{r}-p{p}-{s}" if three else f"spine-r{r}-{s}"
+                # spines alternate the 16 bits they use between pods, so
+                # that a flow's two spines (one per pod) hash apart
+                sel = "hi16" if three and p % 2 else "lo16"
+                sw(name, "spine", {"algorithm": "crc32", "select": sel,
+                                   "seed": 0x5151 + s, "fields": fields},
+                   r, f"pod-r{r}-{p}" if three else None)
+                spine_port[name] = 1
         for g in range(nleafgroups):
             leaf = f"leaf-r{r}-{g}"
-            switches.append({"name": leaf, "tier": "leaf",
-                             "hash": {"algorithm": "crc16-ccitt",
-                                      "seed": 0x1EAF, "fields": fields}})
+            p = pod_of(g)
+            sw(leaf, "leaf", {"algorithm": "crc16-ccitt", "seed": 0x1EAF,
+                              "fields": fields},
+               r, f"pod-r{r}-{p}" if three else None)
             for u in range(a.uplinks):
                 s = u % a.spines
+                sn = f"spine-r{r}-p{p}-{s}" if three else f"spine-r{r}-{s}"
                 links.append({"a": leaf, "a_port": 33 + u,
-                              "b": f"spine-r{r}-{s}", "b_port": spine_port[s],
+                              "b": sn, "b_port": spine_port[sn],
                               "up": rnd.random() >= a.down})
-                spine_port[s] += 1
+                spine_port[sn] += 1
+        if not three:
+            continue
+        super_port = [1] * a.superspines
+        for u in range(a.superspines):
+            sw(f"super-r{r}-{u}", "superspine",
+               {"algorithm": "crc32c", "seed": 0x5AFE + u, "fields": fields}, r)
+        for p in range(pods):
+            for s in range(a.spines):
+                sn = f"spine-r{r}-p{p}-{s}"
+                if a.super_mesh == "full":
+                    reach = list(range(a.superspines))
+                else:
+                    reach = list(range(s % a.spines, a.superspines, a.spines))
+                n = a.super_uplinks or len(reach)
+                for k in range(n):
+                    u = reach[k % len(reach)]
+                    links.append({"a": sn, "a_port": spine_port[sn],
+                                  "b": f"super-r{r}-{u}",
+                                  "b_port": super_port[u],
+                                  "up": rnd.random() >= a.down})
+                    spine_port[sn] += 1
+                    super_port[u] += 1
     for h in range(a.hosts):
         g = h // a.hosts_per_leaf
         nics = []
@@ -93,8 +160,11 @@ def main():
                      "hosts": [f"host{h:05d}" for h in members]})
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "topology.json"), "w") as f:
-        json.dump({"switches": switches, "links": links, "hosts": hosts}, f,
-                  indent=None if a.hosts > 256 else 1)
+        topo = {"switches": switches, "links": links, "hosts": hosts}
+        if a.planes:
+            topo["planes"] = [{"name": f"plane{r}", "rails": [r]}
+                              for r in range(a.rails)]
+        json.dump(topo, f, indent=None if a.hosts > 256 else 1)
         f.write("\n")
     with open(os.path.join(a.out, "placement.json"), "w") as f:
         json.dump({"jobs": jobs}, f, indent=None if a.hosts > 256 else 1)
