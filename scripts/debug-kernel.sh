@@ -43,7 +43,8 @@ fi
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || true)
 [ -n "$srcver" ] || exit 1
 
-hash=$( (cat "$FRAG"; echo "recipe $RECIPE $LOCALVERSION") | sha256sum | cut -c1-12)
+# Options only: a comment edited in the fragment must not cost an hour.
+hash=$( (grep -v -e '^#' -e '^$' "$FRAG"; echo "recipe $RECIPE $LOCALVERSION") | sha256sum | cut -c1-12)
 key=$(printf '%s' "$srcver" | tr -c 'A-Za-z0-9.+-' '_')-$hash
 kdir=$DCACHE/$key
 obj=$kdir/obj
