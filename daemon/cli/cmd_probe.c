@@ -79,8 +79,8 @@ static void print_text(const struct rp_topo *t, const struct rp_probes *ps,
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct rp_probe *p = &ps->v[i];
 
-		inet_ntop(p->src.family == 4 ? AF_INET : AF_INET6, p->src.b, s, sizeof(s));
-		inet_ntop(p->dst.family == 4 ? AF_INET : AF_INET6, p->dst.b, d, sizeof(d));
+		rp_addr_fmt(&p->src, s, sizeof(s));
+		rp_addr_fmt(&p->dst, d, sizeof(d));
 		printf("%s -> %s sport %u: %s\n", s, d, p->sport,
 		       rp_topo_switch_name(t, p->sw));
 	}

@@ -7,7 +7,7 @@
 
 #include "addr.h"
 
-static void normalise(struct rp_addr *a)
+void rp_addr_normalise(struct rp_addr *a)
 {
 	struct in_addr v4;
 
@@ -30,7 +30,7 @@ int rp_addr_parse(const char *s, struct rp_addr *a)
 	}
 	if (inet_pton(AF_INET6, s, &a->v6) == 1) {
 		a->family = AF_INET6;
-		normalise(a);
+		rp_addr_normalise(a);
 		return 0;
 	}
 	memset(a, 0, sizeof(*a));
@@ -48,7 +48,7 @@ int rp_addr_from_bin(const void *data, size_t len, struct rp_addr *a)
 	if (len == 16) {
 		a->family = AF_INET6;
 		memcpy(&a->v6, data, 16);
-		normalise(a);
+		rp_addr_normalise(a);
 		return 0;
 	}
 	return -EINVAL;
@@ -81,4 +81,11 @@ bool rp_addr_equal(const struct rp_addr *a, const struct rp_addr *b)
 {
 	return a->family == b->family &&
 	       !memcmp(a->raw, b->raw, rp_addr_len(a));
+}
+
+int rp_addr_cmp(const struct rp_addr *a, const struct rp_addr *b)
+{
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	return memcmp(a->raw, b->raw, sizeof(a->raw));
 }

@@ -32,8 +32,20 @@ int rp_addr_from_bin(const void *data, size_t len, struct rp_addr *a);
 /* Bytes of the netlink form: 4, 16, or 0 when unset. */
 size_t rp_addr_len(const struct rp_addr *a);
 const void *rp_addr_data(const struct rp_addr *a);
+/*
+ * An IPv4-mapped IPv6 address becomes IPv4 (zero-filled past it); others
+ * are left alone. rp_addr_parse and rp_addr_from_bin already do this.
+ */
+void rp_addr_normalise(struct rp_addr *a);
 /* Formats into buf (>= RP_ADDR_STRLEN); "-" when unset. Returns buf. */
 const char *rp_addr_fmt(const struct rp_addr *a, char *buf, size_t len);
 bool rp_addr_equal(const struct rp_addr *a, const struct rp_addr *b);
+/*
+ * Total order for sorting and binary search: by family (unset < AF_INET <
+ * AF_INET6), then the 16 bytes of raw, so the bytes past an IPv4 address
+ * must be zero (rp_addr_parse and rp_addr_from_bin leave them so).
+ * <0, 0 or >0 as memcmp.
+ */
+int rp_addr_cmp(const struct rp_addr *a, const struct rp_addr *b);
 
 #endif /* ROCEPATH_ADDR_H */

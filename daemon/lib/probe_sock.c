@@ -42,7 +42,7 @@ static void pace(struct rp_probe_sock *ps, unsigned int rate)
 	ps->next_send = t + (rate ? 1.0 / rate : 0);
 }
 
-int rp_probe_parse_err(const struct msghdr *msg, struct rp_ipaddr *offender,
+int rp_probe_parse_err(const struct msghdr *msg, struct rp_addr *offender,
 		       int *type, int *code)
 {
 	for (struct cmsghdr *c = CMSG_FIRSTHDR((struct msghdr *)msg); c;
@@ -65,14 +65,14 @@ int rp_probe_parse_err(const struct msghdr *msg, struct rp_ipaddr *offender,
 		sa = SO_EE_OFFENDER(ee);
 		if (c->cmsg_len >= CMSG_LEN(sizeof(*ee) + sizeof(struct sockaddr_in)) &&
 		    sa->sa_family == AF_INET) {
-			offender->family = 4;
-			memcpy(offender->b,
+			offender->family = AF_INET;
+			memcpy(offender->raw,
 			       &((const struct sockaddr_in *)sa)->sin_addr, 4);
 		} else if (c->cmsg_len >= CMSG_LEN(sizeof(*ee) +
 						   sizeof(struct sockaddr_in6)) &&
 			   sa->sa_family == AF_INET6) {
-			offender->family = 6;
-			memcpy(offender->b,
+			offender->family = AF_INET6;
+			memcpy(offender->raw,
 			       &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
 		}
 		if (ee->ee_origin == SO_EE_ORIGIN_ICMP)
@@ -82,23 +82,23 @@ int rp_probe_parse_err(const struct msghdr *msg, struct rp_ipaddr *offender,
 	return -ENOMSG;
 }
 
-static socklen_t mk_sa(const struct rp_ipaddr *a, uint16_t port,
+static socklen_t mk_sa(const struct rp_addr *a, uint16_t port,
 		       struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
-	if (a->family == 4) {
+	if (a->family == AF_INET) {
 		struct sockaddr_in *s = (struct sockaddr_in *)ss;
 
 		s->sin_family = AF_INET;
 		s->sin_port = htons(port);
-		memcpy(&s->sin_addr, a->b, 4);
+		s->sin_addr = a->v4;
 		return sizeof(*s);
 	} else {
 		struct sockaddr_in6 *s = (struct sockaddr_in6 *)ss;
 
 		s->sin6_family = AF_INET6;
 		s->sin6_port = htons(port);
-		memcpy(&s->sin6_addr, a->b, 16);
+		s->sin6_addr = a->v6;
 		return sizeof(*s);
 	}
 }
@@ -107,7 +107,7 @@ static socklen_t mk_sa(const struct rp_ipaddr *a, uint16_t port,
 static int open_probe(const struct rp_probe_pair *pp, uint16_t sport,
 		      unsigned int ttl, char *why, size_t whylen)
 {
-	int v6 = pp->src.family == 6, one = 1, hops = ttl, fd;
+	int v6 = pp->src.family == AF_INET6, one = 1, hops = ttl, fd;
 	struct sockaddr_storage ss;
 	socklen_t len;
 
@@ -164,7 +164,7 @@ static int await(struct rp_probe_sock *ps, int fd, unsigned int ms, int *sw,
 		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
 				      .msg_control = cbuf,
 				      .msg_controllen = sizeof(cbuf) };
-		struct rp_ipaddr off;
+		struct rp_addr off;
 		int left = (int)((end - now_s()) * 1000), type, code, r;
 
 		if (left < 0)
@@ -182,7 +182,7 @@ static int await(struct rp_probe_sock *ps, int fd, unsigned int ms, int *sw,
 		r = rp_probe_parse_err(&msg, &off, &type, &code);
 		if (r < 0)
 			continue;
-		inet_ntop(off.family == 6 ? AF_INET6 : AF_INET, off.b, ob,
+		inet_ntop(off.family == AF_INET6 ? AF_INET6 : AF_INET, off.raw, ob,
 			  sizeof(ob));
 		if (!r) {
 			/* a definite answer, but not from a switch on the way */

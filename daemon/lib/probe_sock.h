@@ -29,7 +29,7 @@ int rp_probe_sock_fn(void *ctx, const struct rp_probe_pair *pair,
  * is an ICMP/ICMPv6 time-exceeded, 0 for another ICMP error (*type and
  * *code say which), -ENOMSG when the message carries no ICMP error.
  */
-int rp_probe_parse_err(const struct msghdr *msg, struct rp_ipaddr *offender,
+int rp_probe_parse_err(const struct msghdr *msg, struct rp_addr *offender,
 		       int *type, int *code);
 
 #endif /* ROCEPATH_PROBE_SOCK_H */

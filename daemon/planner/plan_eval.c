@@ -45,8 +45,8 @@ static int far_hops(const struct rp_plan *pl, const struct flow *f, int s,
 		    int dst, int *grp, int gmax, bool slice, int *uu, int *ud)
 {
 	const struct rp_topo *t = pl->t;
-	const struct rp_ipaddr *sa = &t->nics[f->src_nic].addr;
-	const struct rp_ipaddr *da = &t->nics[f->dst_nic].addr;
+	const struct rp_addr *sa = &t->nics[f->src_nic].addr;
+	const struct rp_addr *da = &t->nics[f->dst_nic].addr;
 	int slot = pl->nic_slot[f->dst_nic], n, m, u;
 
 	n = rp_plan_spine_group(pl, s, dst, grp, gmax);

@@ -136,16 +136,17 @@ const char *rp_hash_alg_name(enum rp_hash_alg alg)
 	return alg_names[alg];
 }
 
-static size_t put_addr(uint8_t *p, const struct rp_ipaddr *a)
+static size_t put_addr(uint8_t *p, const struct rp_addr *a)
 {
-	size_t n = a->family == 6 ? 16 : 4;
+	/* what the switch sees: an IPv4 header's 4 bytes, IPv6's 16 */
+	size_t n = a->family == AF_INET6 ? 16 : 4;
 
-	memcpy(p, a->b, n);
+	memcpy(p, a->raw, n);
 	return n;
 }
 
-static size_t build(const struct rp_hash_model *m, const struct rp_ipaddr *src,
-		    const struct rp_ipaddr *dst, uint16_t sport, uint8_t *buf,
+static size_t build(const struct rp_hash_model *m, const struct rp_addr *src,
+		    const struct rp_addr *dst, uint16_t sport, uint8_t *buf,
 		    size_t *sport_off, unsigned int *nsport)
 {
 	size_t n = 0;
@@ -182,8 +183,8 @@ static size_t build(const struct rp_hash_model *m, const struct rp_ipaddr *src,
 	return n;
 }
 
-size_t rp_hash_input(const struct rp_hash_model *m, const struct rp_ipaddr *src,
-		     const struct rp_ipaddr *dst, uint16_t sport, uint8_t *buf)
+size_t rp_hash_input(const struct rp_hash_model *m, const struct rp_addr *src,
+		     const struct rp_addr *dst, uint16_t sport, uint8_t *buf)
 {
 	return build(m, src, dst, sport, buf, NULL, NULL);
 }
@@ -219,8 +220,8 @@ static int64_t value(const struct rp_hash_model *m, const uint8_t *buf,
 	return v;
 }
 
-int64_t rp_hash_value(const struct rp_hash_model *m, const struct rp_ipaddr *src,
-		      const struct rp_ipaddr *dst, uint16_t sport)
+int64_t rp_hash_value(const struct rp_hash_model *m, const struct rp_addr *src,
+		      const struct rp_addr *dst, uint16_t sport)
 {
 	uint8_t buf[4 + RP_HASH_MAX_FIELDS * 16];
 	size_t len = build(m, src, dst, sport, buf, NULL, NULL);
@@ -228,8 +229,8 @@ int64_t rp_hash_value(const struct rp_hash_model *m, const struct rp_ipaddr *src
 	return value(m, buf, len, sport);
 }
 
-int rp_hash_member(const struct rp_hash_model *m, const struct rp_ipaddr *src,
-		   const struct rp_ipaddr *dst, uint16_t sport,
+int rp_hash_member(const struct rp_hash_model *m, const struct rp_addr *src,
+		   const struct rp_addr *dst, uint16_t sport,
 		   unsigned int group)
 {
 	int64_t v = rp_hash_value(m, src, dst, sport);
@@ -296,7 +297,7 @@ void rp_hash_lin_free(struct rp_hash_lin *l)
 }
 
 void rp_hash_ctx_init(struct rp_hash_ctx *c, const struct rp_hash_model *m,
-		      const struct rp_ipaddr *src, const struct rp_ipaddr *dst,
+		      const struct rp_addr *src, const struct rp_addr *dst,
 		      struct rp_hash_lin *lin)
 {
 	c->m = m;

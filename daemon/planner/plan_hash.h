@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "addr.h"
+
 enum rp_hash_alg {
 	RP_HASH_CRC16_CCITT,	/* CRC-16/CCITT-FALSE */
 	RP_HASH_CRC32,		/* CRC-32/ISO-HDLC */
@@ -37,12 +39,6 @@ struct rp_hash_model {
 	/* RP_HASH_MEASURED behaves as a table without entries in the models */
 };
 
-/* An IPv4 (family 4, b[0..3]) or IPv6 (family 6, b[0..15]) address. */
-struct rp_ipaddr {
-	uint8_t family;
-	uint8_t b[16];
-};
-
 uint16_t rp_crc16_ccitt(const void *buf, size_t len);
 uint32_t rp_crc32(const void *buf, size_t len);
 uint32_t rp_crc32c(const void *buf, size_t len);
@@ -58,19 +54,19 @@ const char *rp_hash_alg_name(enum rp_hash_alg alg);
  * Builds the hash input (seed, then the fields) into buf (>= 4 + 16 * 16
  * bytes) and returns its length.
  */
-size_t rp_hash_input(const struct rp_hash_model *m, const struct rp_ipaddr *src,
-		     const struct rp_ipaddr *dst, uint16_t sport, uint8_t *buf);
+size_t rp_hash_input(const struct rp_hash_model *m, const struct rp_addr *src,
+		     const struct rp_addr *dst, uint16_t sport, uint8_t *buf);
 
 /*
  * The selected hash value for a packet of the flow, or -1 when the model is
  * a table without an entry for sport.
  */
-int64_t rp_hash_value(const struct rp_hash_model *m, const struct rp_ipaddr *src,
-		      const struct rp_ipaddr *dst, uint16_t sport);
+int64_t rp_hash_value(const struct rp_hash_model *m, const struct rp_addr *src,
+		      const struct rp_addr *dst, uint16_t sport);
 
 /* ECMP member (0..group-1), or -1 as above. group must be > 0. */
-int rp_hash_member(const struct rp_hash_model *m, const struct rp_ipaddr *src,
-		   const struct rp_ipaddr *dst, uint16_t sport,
+int rp_hash_member(const struct rp_hash_model *m, const struct rp_addr *src,
+		   const struct rp_addr *dst, uint16_t sport,
 		   unsigned int group);
 
 /*
@@ -110,7 +106,7 @@ struct rp_hash_ctx {
  * measured tables); a table that cannot be allocated falls back the same.
  */
 void rp_hash_ctx_init(struct rp_hash_ctx *c, const struct rp_hash_model *m,
-		      const struct rp_ipaddr *src, const struct rp_ipaddr *dst,
+		      const struct rp_addr *src, const struct rp_addr *dst,
 		      struct rp_hash_lin *lin);
 int rp_hash_ctx_member(struct rp_hash_ctx *c, uint16_t sport,
 		       unsigned int group);

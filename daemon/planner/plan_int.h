@@ -19,12 +19,12 @@ struct rp_switch {
 	int plane;			/* index in t->planes, -1: none */
 	struct rp_hash_model hash;
 	int naddrs;			/* "addresses": ICMP errors come from these */
-	struct rp_ipaddr *addrs;
+	struct rp_addr *addrs;
 };
 
 /* A switch address, for naming the switch an ICMP error comes from. */
 struct rp_swaddr {
-	struct rp_ipaddr addr;
+	struct rp_addr addr;
 	int sw;				/* switch index */
 };
 
@@ -47,7 +47,7 @@ struct rp_nic {
 	int rail;
 	char *netdev;
 	char ip[48];			/* canonical text form */
-	struct rp_ipaddr addr;
+	struct rp_addr addr;
 	int leaf;			/* leaf index */
 };
 
@@ -100,13 +100,15 @@ struct rp_place {
 
 /* Topology helpers */
 /* Switch index of an address in some switch's "addresses", else -1. */
-int rp_topo_find_swaddr(const struct rp_topo *t, const struct rp_ipaddr *a);
+int rp_topo_find_swaddr(const struct rp_topo *t, const struct rp_addr *a);
 /* NIC index of an address, else -1. */
-int rp_topo_find_nic_addr(const struct rp_topo *t, const struct rp_ipaddr *a);
-int rp_ipaddr_cmp(const struct rp_ipaddr *a, const struct rp_ipaddr *b);
-/* Parses IPv4/IPv6 text; canon (may be NULL) gets the canonical form. */
-int rp_ipaddr_parse(const char *s, struct rp_ipaddr *a, char *canon,
-		    size_t len);
+int rp_topo_find_nic_addr(const struct rp_topo *t, const struct rp_addr *a);
+/*
+ * Parses IPv4/IPv6 text, zero-filled past the address; canon (may be NULL)
+ * gets the canonical form. IPv4-mapped IPv6 stays IPv6 (see plan_topo.c).
+ */
+int rp_topo_addr_parse(const char *s, struct rp_addr *a, char *canon,
+		       size_t len);
 int rp_topo_find_host(const struct rp_topo *t, const char *name);
 int rp_topo_host_nic(const struct rp_topo *t, int host, int rail);
 static inline const char *rp_leaf_name(const struct rp_topo *t, int leaf)

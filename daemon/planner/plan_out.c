@@ -232,35 +232,30 @@ static int cmp_pin_flow(const void *a, const void *b, void *ctx)
 	const struct rp_topo *pin_t = ctx;
 	const struct flow *x = *(const struct flow *const *)a;
 	const struct flow *y = *(const struct flow *const *)b;
-	const struct rp_ipaddr *xa = &pin_t->nics[x->dst_nic].addr;
-	const struct rp_ipaddr *ya = &pin_t->nics[y->dst_nic].addr;
+	const struct rp_addr *xa = &pin_t->nics[x->dst_nic].addr;
+	const struct rp_addr *ya = &pin_t->nics[y->dst_nic].addr;
 	int r;
 
-	if (xa->family != ya->family)
-		return xa->family < ya->family ? -1 : 1;
-	r = memcmp(xa->b, ya->b, 16);
+	r = rp_addr_cmp(xa, ya);
 	if (r)
 		return r;
 	return x->sport < y->sport ? -1 : x->sport > y->sport;
 }
 
-/* The planner's address as the pin model's (IPv4-mapped IPv6 as IPv4). */
-static int pin_addr(const struct rp_ipaddr *a, struct rp_addr *out)
-{
-	return rp_addr_from_bin(a->b, a->family == 4 ? 4 : 16, out);
-}
-
 /* Appends one rule {dev any, remote, sports} to pins; -errno. */
-static int push_pin(struct rp_pins *pins, const struct rp_ipaddr *remote,
+static int push_pin(struct rp_pins *pins, const struct rp_addr *remote,
 		    const uint16_t *sports, size_t n)
 {
 	struct rp_pin p;
 	int ret;
 
 	memset(&p, 0, sizeof(p));
-	ret = pin_addr(remote, &p.remote);
-	if (ret)
-		return ret;
+	/*
+	 * The topology keeps ::ffff:a.b.c.d as IPv6 (see rp_topo_addr_parse),
+	 * but the kernel matches such a peer as IPv4, so the pin does too.
+	 */
+	p.remote = *remote;
+	rp_addr_normalise(&p.remote);
 	RP_SET(&p, ROCEPATH_A_PIN_REMOTE);
 	ret = rp_pin_set_sports(&p, sports, n);
 	if (!ret)
@@ -294,12 +289,12 @@ int rp_plan_host_pins(const struct rp_plan *pl, const char *host,
 	qsort_r(v, n, sizeof(*v), cmp_pin_flow, (void *)t);
 	/* one rule per remote address, its ports ascending and distinct */
 	for (int i = 0; i < n && !ret; i++) {
-		const struct rp_ipaddr *dst = &t->nics[v[i]->dst_nic].addr;
+		const struct rp_addr *dst = &t->nics[v[i]->dst_nic].addr;
 
 		if (!ns || sp[ns - 1] != v[i]->sport)
 			sp[ns++] = v[i]->sport;
 		if (i + 1 == n ||
-		    memcmp(dst, &t->nics[v[i + 1]->dst_nic].addr, sizeof(*dst))) {
+		    !rp_addr_equal(dst, &t->nics[v[i + 1]->dst_nic].addr)) {
 			ret = push_pin(pins, dst, sp, ns);
 			ns = 0;
 		}

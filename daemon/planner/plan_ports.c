@@ -156,8 +156,8 @@ static int find_any(const struct rp_plan *pl, int fi, struct hop *h,
 	const struct rp_topo *t = pl->t;
 	struct flow *f = &pl->flows[fi];
 	const struct pair *p = &pl->pairs[f->pair];
-	const struct rp_ipaddr *sa = &t->nics[f->src_nic].addr;
-	const struct rp_ipaddr *da = &t->nics[f->dst_nic].addr;
+	const struct rp_addr *sa = &t->nics[f->src_nic].addr;
+	const struct rp_addr *da = &t->nics[f->dst_nic].addr;
 	struct flow3 *g = pl->f3 ? &pl->f3[fi] : NULL;
 	bool far = p->xpod;
 	/* the planned superspine and last spine: their hops are in h[] */
@@ -353,8 +353,8 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 			}
 			nused = nrsv;
 		}
-		p0 = fnv1a(2166136261u, sn->addr.b, 16);
-		p0 = fnv1a(p0, dn->addr.b, 16) % 16384;
+		p0 = fnv1a(2166136261u, sn->addr.raw, 16);
+		p0 = fnv1a(p0, dn->addr.raw, 16) % 16384;
 		if (routed) {
 			int s = f->spine, s2 = g ? g->spine2 : s;
 			int u = g ? g->super : -1, pu, pd, puu = -1, pud = -1;

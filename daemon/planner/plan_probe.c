@@ -17,21 +17,21 @@
 #include "plan_json.h"
 #include "plan_probe.h"
 
-static int cmp_key(const struct rp_ipaddr *src, const struct rp_ipaddr *dst,
+static int cmp_key(const struct rp_addr *src, const struct rp_addr *dst,
 		   uint16_t sport, const struct rp_probe *p)
 {
-	int r = rp_ipaddr_cmp(src, &p->src);
+	int r = rp_addr_cmp(src, &p->src);
 
 	if (!r)
-		r = rp_ipaddr_cmp(dst, &p->dst);
+		r = rp_addr_cmp(dst, &p->dst);
 	if (!r)
 		r = sport < p->sport ? -1 : sport > p->sport;
 	return r;
 }
 
 /* index of the first entry >= key */
-static size_t lower(const struct rp_probes *ps, const struct rp_ipaddr *src,
-		    const struct rp_ipaddr *dst, uint16_t sport)
+static size_t lower(const struct rp_probes *ps, const struct rp_addr *src,
+		    const struct rp_addr *dst, uint16_t sport)
 {
 	size_t lo = 0, hi = ps->n;
 
@@ -70,8 +70,8 @@ int rp_probes_add(struct rp_probes *ps, const struct rp_probe *p)
 }
 
 const struct rp_probe *rp_probes_find(const struct rp_probes *ps,
-				      const struct rp_ipaddr *src,
-				      const struct rp_ipaddr *dst,
+				      const struct rp_addr *src,
+				      const struct rp_addr *dst,
 				      uint16_t sport)
 {
 	size_t i = lower(ps, src, dst, sport);
@@ -81,13 +81,13 @@ const struct rp_probe *rp_probes_find(const struct rp_probes *ps,
 	return NULL;
 }
 
-size_t rp_probes_range(const struct rp_probes *ps, const struct rp_ipaddr *src,
-		       const struct rp_ipaddr *dst, size_t *first)
+size_t rp_probes_range(const struct rp_probes *ps, const struct rp_addr *src,
+		       const struct rp_addr *dst, size_t *first)
 {
 	size_t i = lower(ps, src, dst, 0), k = i;
 
-	while (k < ps->n && !rp_ipaddr_cmp(src, &ps->v[k].src) &&
-	       !rp_ipaddr_cmp(dst, &ps->v[k].dst))
+	while (k < ps->n && !rp_addr_cmp(src, &ps->v[k].src) &&
+	       !rp_addr_cmp(dst, &ps->v[k].dst))
 		k++;
 	*first = i;
 	return k - i;
@@ -133,12 +133,12 @@ int rp_topo_nswitches(const struct rp_topo *t)
 	return t->nsw;
 }
 
-int rp_topo_switch_of(const struct rp_topo *t, const struct rp_ipaddr *a)
+int rp_topo_switch_of(const struct rp_topo *t, const struct rp_addr *a)
 {
 	return rp_topo_find_swaddr(t, a);
 }
 
-int rp_topo_check_nic(const struct rp_topo *t, const struct rp_ipaddr *a,
+int rp_topo_check_nic(const struct rp_topo *t, const struct rp_addr *a,
 		      const char *host)
 {
 	int n = rp_topo_find_nic_addr(t, a);
@@ -159,7 +159,7 @@ static int find_switch(const struct rp_topo *t, const char *name)
 }
 
 static int nic_member(struct pctx *c, const struct rp_topo *t, json_object *o,
-		      const char *op, const char *key, struct rp_ipaddr *a)
+		      const char *op, const char *key, struct rp_addr *a)
 {
 	const char *s;
 	char p[320];
@@ -168,7 +168,7 @@ static int nic_member(struct pctx *c, const struct rp_topo *t, json_object *o,
 	if (ret)
 		return ret;
 	rp_json_pathf(p, sizeof(p), "%s.%s", op, key);
-	if (rp_ipaddr_parse(s, a, NULL, 0))
+	if (rp_topo_addr_parse(s, a, NULL, 0))
 		return rp_json_err(c, p, "invalid IP address \"%s\"", s);
 	if (rp_topo_check_nic(t, a, NULL))
 		return rp_json_err(c, p, "%s is no NIC of the topology", s);
@@ -272,11 +272,11 @@ int rp_probes_load(const struct rp_topo *t, const char *path,
 	return ret;
 }
 
-static json_object *ip_json(const struct rp_ipaddr *a)
+static json_object *ip_json(const struct rp_addr *a)
 {
 	char buf[INET6_ADDRSTRLEN];
 
-	inet_ntop(a->family == 4 ? AF_INET : AF_INET6, a->b, buf, sizeof(buf));
+	rp_addr_fmt(a, buf, sizeof(buf));
 	return json_object_new_string(buf);
 }
 

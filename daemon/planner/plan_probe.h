@@ -30,7 +30,7 @@
 struct json_object;
 
 struct rp_probe {
-	struct rp_ipaddr src, dst;
+	struct rp_addr src, dst;
 	uint16_t sport;
 	int sw;			/* switch index (rp_topo_switch_name()) */
 };
@@ -46,12 +46,12 @@ struct rp_probes {
 int rp_probes_add(struct rp_probes *ps, const struct rp_probe *p);
 /* The answer for (src, dst, sport), or NULL. */
 const struct rp_probe *rp_probes_find(const struct rp_probes *ps,
-				      const struct rp_ipaddr *src,
-				      const struct rp_ipaddr *dst,
+				      const struct rp_addr *src,
+				      const struct rp_addr *dst,
 				      uint16_t sport);
 /* First answer for (src, dst) in *first; how many there are (by sport). */
-size_t rp_probes_range(const struct rp_probes *ps, const struct rp_ipaddr *src,
-		       const struct rp_ipaddr *dst, size_t *first);
+size_t rp_probes_range(const struct rp_probes *ps, const struct rp_addr *src,
+		       const struct rp_addr *dst, size_t *first);
 /* Moves src's answers into dst (answers of both: src's win); src emptied. */
 int rp_probes_merge(struct rp_probes *dst, struct rp_probes *src);
 void rp_probes_free(struct rp_probes *ps);
@@ -79,9 +79,9 @@ bool rp_topo_measured(const struct rp_topo *t);
 const char *rp_topo_switch_name(const struct rp_topo *t, int sw);
 int rp_topo_nswitches(const struct rp_topo *t);
 /* The switch that lists address a in "addresses", or -1. */
-int rp_topo_switch_of(const struct rp_topo *t, const struct rp_ipaddr *a);
+int rp_topo_switch_of(const struct rp_topo *t, const struct rp_addr *a);
 /* 0 when a is a NIC address of t (of host when host is not NULL). */
-int rp_topo_check_nic(const struct rp_topo *t, const struct rp_ipaddr *a,
+int rp_topo_check_nic(const struct rp_topo *t, const struct rp_addr *a,
 		      const char *host);
 
 /*
@@ -91,7 +91,7 @@ int rp_topo_check_nic(const struct rp_topo *t, const struct rp_ipaddr *a,
  * by switch) for the plan's assignment.
  */
 struct rp_probe_pair {
-	struct rp_ipaddr src, dst;
+	struct rp_addr src, dst;
 	char src_ip[48], dst_ip[48];
 	char netdev[32];		/* the source NIC's */
 	unsigned int nflows;

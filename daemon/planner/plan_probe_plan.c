@@ -30,8 +30,8 @@ int rp_plan_probed_port(const struct rp_plan *pl, const struct flow *f,
 {
 	const struct rp_topo *t = pl->t;
 	const struct pair *p = &pl->pairs[f->pair];
-	const struct rp_ipaddr *src = &t->nics[f->src_nic].addr;
-	const struct rp_ipaddr *dst = &t->nics[f->dst_nic].addr;
+	const struct rp_addr *src = &t->nics[f->src_nic].addr;
+	const struct rp_addr *dst = &t->nics[f->dst_nic].addr;
 	int sw = t->spine_sw[f->spine], pick = -1;
 	size_t first, n;
 
@@ -110,8 +110,8 @@ int rp_plan_probe_pairs(const struct rp_plan *pl, const char *host,
 		    !leaf_measured(pl, sn->leaf))
 			continue;
 		for (k = 0; k < nv; k++)
-			if (!rp_ipaddr_cmp(&v[k].src, &sn->addr) &&
-			    !rp_ipaddr_cmp(&v[k].dst, &dn->addr))
+			if (!rp_addr_cmp(&v[k].src, &sn->addr) &&
+			    !rp_addr_cmp(&v[k].dst, &dn->addr))
 				break;
 		if (k == nv) {
 			struct rp_probe_pair *w = realloc(v, (nv + 1) * sizeof(*v));

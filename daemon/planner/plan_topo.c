@@ -158,30 +158,25 @@ static int parse_hash(struct pctx *c, json_object *h, const char *hp,
 	return 0;
 }
 
-int rp_ipaddr_parse(const char *s, struct rp_ipaddr *a, char *canon,
-		    size_t len)
+/*
+ * Not rp_addr_parse: that turns an IPv4-mapped IPv6 address into IPv4,
+ * which would change what the hash models are fed (4 bytes instead of 16)
+ * and the canonical text of topologies that write ::ffff:a.b.c.d, so their
+ * plans. Same struct and zero fill, so only the mapped case differs.
+ */
+int rp_topo_addr_parse(const char *s, struct rp_addr *a, char *canon,
+		       size_t len)
 {
 	memset(a, 0, sizeof(*a));
-	if (inet_pton(AF_INET, s, a->b) == 1) {
-		a->family = 4;
-		if (canon)
-			inet_ntop(AF_INET, a->b, canon, len);
-		return 0;
-	}
-	if (inet_pton(AF_INET6, s, a->b) == 1) {
-		a->family = 6;
-		if (canon)
-			inet_ntop(AF_INET6, a->b, canon, len);
-		return 0;
-	}
-	return -EINVAL;
-}
-
-int rp_ipaddr_cmp(const struct rp_ipaddr *a, const struct rp_ipaddr *b)
-{
-	if (a->family != b->family)
-		return a->family < b->family ? -1 : 1;
-	return memcmp(a->b, b->b, 16);
+	if (inet_pton(AF_INET, s, &a->v4) == 1)
+		a->family = AF_INET;
+	else if (inet_pton(AF_INET6, s, &a->v6) == 1)
+		a->family = AF_INET6;
+	else
+		return -EINVAL;
+	if (canon)
+		rp_addr_fmt(a, canon, len);
+	return 0;
 }
 
 /* A switch's optional "addresses": the IPs its ICMP errors come from. */
@@ -206,7 +201,7 @@ static int parse_swaddrs(struct pctx *c, json_object *s, const char *sp,
 		rp_json_pathf(p, sizeof(p), "%s.addresses[%zu]", sp, i);
 		if (!json_object_is_type(a, json_type_string))
 			return rp_json_err(c, p, "expected a string");
-		if (rp_ipaddr_parse(json_object_get_string(a), &sw->addrs[i], NULL, 0))
+		if (rp_topo_addr_parse(json_object_get_string(a), &sw->addrs[i], NULL, 0))
 			return rp_json_err(c, p, "invalid IP address \"%s\"",
 					   json_object_get_string(a));
 		sw->naddrs++;
@@ -218,7 +213,7 @@ static int cmp_swaddr(const void *a, const void *b)
 {
 	const struct rp_swaddr *x = a, *y = b;
 
-	return rp_ipaddr_cmp(&x->addr, &y->addr);
+	return rp_addr_cmp(&x->addr, &y->addr);
 }
 
 /* t->swaddrs, sorted; an address of two switches, or of a host, is an error. */
@@ -240,9 +235,8 @@ static int index_swaddrs(struct pctx *c, struct rp_topo *t)
 	for (int i = 0; i < n; i++) {
 		char buf[64];
 
-		inet_ntop(t->swaddrs[i].addr.family == 4 ? AF_INET : AF_INET6,
-			  t->swaddrs[i].addr.b, buf, sizeof(buf));
-		if (i && !rp_ipaddr_cmp(&t->swaddrs[i].addr, &t->swaddrs[i - 1].addr))
+		rp_addr_fmt(&t->swaddrs[i].addr, buf, sizeof(buf));
+		if (i && !rp_addr_cmp(&t->swaddrs[i].addr, &t->swaddrs[i - 1].addr))
 			return rp_json_err(c, ".switches", "address %s is listed by \"%s\" and \"%s\": an ICMP error from it would name neither",
 					   buf, t->sw[t->swaddrs[i - 1].sw].name,
 					   t->sw[t->swaddrs[i].sw].name);
@@ -253,7 +247,7 @@ static int index_swaddrs(struct pctx *c, struct rp_topo *t)
 	return 0;
 }
 
-int rp_topo_find_swaddr(const struct rp_topo *t, const struct rp_ipaddr *a)
+int rp_topo_find_swaddr(const struct rp_topo *t, const struct rp_addr *a)
 {
 	struct rp_swaddr key = { .addr = *a };
 	const struct rp_swaddr *r = bsearch(&key, t->swaddrs, t->nswaddrs,
@@ -262,10 +256,10 @@ int rp_topo_find_swaddr(const struct rp_topo *t, const struct rp_ipaddr *a)
 	return r ? r->sw : -1;
 }
 
-int rp_topo_find_nic_addr(const struct rp_topo *t, const struct rp_ipaddr *a)
+int rp_topo_find_nic_addr(const struct rp_topo *t, const struct rp_addr *a)
 {
 	for (int i = 0; i < t->nnics; i++)
-		if (!rp_ipaddr_cmp(&t->nics[i].addr, a))
+		if (!rp_addr_cmp(&t->nics[i].addr, a))
 			return i;
 	return -1;
 }
@@ -548,7 +542,7 @@ static int cmp_tnic_addr(const void *a, const void *b)
 	const struct tnic *x = *(const struct tnic *const *)a;
 	const struct tnic *y = *(const struct tnic *const *)b;
 
-	return rp_ipaddr_cmp(&x->n.addr, &y->n.addr);
+	return rp_addr_cmp(&x->n.addr, &y->n.addr);
 }
 
 struct portkey {
@@ -1074,7 +1068,7 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 			x->orig_h = i;
 			x->orig_n = k;
 			x->n.rail = rail;
-			if (rp_ipaddr_parse(ip, &x->n.addr, x->n.ip, sizeof(x->n.ip))) {
+			if (rp_topo_addr_parse(ip, &x->n.addr, x->n.ip, sizeof(x->n.ip))) {
 				char q[320];
 
 				rp_json_pathf(q, sizeof(q), "%s.ip", p);
@@ -1133,7 +1127,7 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 	}
 	qsort(tnp, nn, sizeof(*tnp), cmp_tnic_addr);
 	for (size_t i = 1; i < nn; i++) {
-		if (!rp_ipaddr_cmp(&tnp[i]->n.addr, &tnp[i - 1]->n.addr)) {
+		if (!rp_addr_cmp(&tnp[i]->n.addr, &tnp[i - 1]->n.addr)) {
 			const struct tnic *x = tnp[i], *y = tnp[i - 1];
 
 			if (x->orig_h < y->orig_h ||

@@ -46,6 +46,17 @@ TEST(v4_mapped_is_ipv4)
 	ASSERT_EQ(0, rp_addr_from_bin("\0\0\0\0\0\0\0\0\0\0\xff\xff\xc0\0\2\7",
 				      16, &b));
 	EXPECT_TRUE(rp_addr_equal(&a, &b));
+	/* in place, as the planner's pins use it; other addresses untouched */
+	memset(&b, 0, sizeof(b));
+	b.family = AF_INET6;
+	b.raw[10] = b.raw[11] = 0xff;
+	memcpy(&b.raw[12], "\xc0\0\2\7", 4);
+	rp_addr_normalise(&b);
+	EXPECT_EQ(0, memcmp(&a, &b, sizeof(a)));
+	ASSERT_EQ(0, rp_addr_parse("2001:db8::2", &a));
+	b = a;
+	rp_addr_normalise(&b);
+	EXPECT_EQ(0, memcmp(&a, &b, sizeof(a)));
 }
 
 TEST(parse_rejects)
@@ -92,6 +103,43 @@ TEST(equal)
 	EXPECT_FALSE(rp_addr_equal(&a, &b));
 	rp_addr_parse("::c000:201", &b);	/* same bytes, other family */
 	EXPECT_FALSE(rp_addr_equal(&a, &b));
+}
+
+/*
+ * The planner sorts NICs and probes with rp_addr_cmp and its plans depend
+ * on that order: unset, then IPv4, then IPv6, each by bytes in network
+ * order (numeric), and equal exactly when rp_addr_equal says so.
+ */
+TEST(cmp_orders_family_then_bytes)
+{
+	static const char *const sorted[] = {
+		"0.0.0.0", "10.0.0.1", "10.0.0.2", "10.0.1.0", "192.0.2.1",
+		"255.255.255.255", "::", "::1", "2001:db8::1", "2001:db8::1:0",
+		"fe80::1",
+	};
+	const size_t n = sizeof(sorted) / sizeof(sorted[0]);
+	struct rp_addr a, b, unset;
+
+	memset(&unset, 0, sizeof(unset));
+	for (size_t i = 0; i < n; i++) {
+		ASSERT_EQ(0, rp_addr_parse(sorted[i], &a));
+		EXPECT_GT(0, rp_addr_cmp(&unset, &a));
+		EXPECT_EQ(0, rp_addr_cmp(&a, &a));
+		for (size_t j = i + 1; j < n; j++) {
+			ASSERT_EQ(0, rp_addr_parse(sorted[j], &b));
+			EXPECT_GT(0, rp_addr_cmp(&a, &b))
+				TH_LOG("%s !< %s", sorted[i], sorted[j]);
+			EXPECT_LT(0, rp_addr_cmp(&b, &a));
+			EXPECT_FALSE(rp_addr_equal(&a, &b));
+		}
+	}
+	/* the same address written two ways, and a mapped one, compare equal */
+	ASSERT_EQ(0, rp_addr_parse("2001:DB8:0:0:0:0:0:1", &a));
+	ASSERT_EQ(0, rp_addr_parse("2001:db8::1", &b));
+	EXPECT_EQ(0, rp_addr_cmp(&a, &b));
+	ASSERT_EQ(0, rp_addr_parse("::ffff:10.0.0.1", &a));
+	ASSERT_EQ(0, rp_addr_parse("10.0.0.1", &b));
+	EXPECT_EQ(0, rp_addr_cmp(&a, &b));
 }
 
 TEST_HARNESS_MAIN

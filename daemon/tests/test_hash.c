@@ -27,14 +27,14 @@ TEST(crc_check_values)
 	ASSERT_EQ(0, rp_crc32("", 0));
 }
 
-static void v4(struct rp_ipaddr *a, int x, int y, int z, int w)
+static void v4(struct rp_addr *a, int x, int y, int z, int w)
 {
 	memset(a, 0, sizeof(*a));
-	a->family = 4;
-	a->b[0] = x;
-	a->b[1] = y;
-	a->b[2] = z;
-	a->b[3] = w;
+	a->family = AF_INET;
+	a->raw[0] = x;
+	a->raw[1] = y;
+	a->raw[2] = z;
+	a->raw[3] = w;
 }
 
 /* Input = 4-byte BE seed, then fields in the listed order, BE. */
@@ -49,7 +49,7 @@ TEST(input_layout)
 		1, 2, 3, 4, 0x12, 0xB7, 0xC0, 0x01, 17,
 		192, 0, 2, 2, 192, 0, 2, 1,
 	};
-	struct rp_ipaddr s, d;
+	struct rp_addr s, d;
 	uint8_t buf[300];
 	size_t n;
 
@@ -68,16 +68,16 @@ TEST(input_ipv6)
 		.alg = RP_HASH_CRC16_CCITT, .nfields = 2,
 		.fields = { RP_F_SRC_IP, RP_F_DST_IP },
 	};
-	struct rp_ipaddr s = { .family = 6 }, d = { .family = 6 };
+	struct rp_addr s = { .family = AF_INET6 }, d = { .family = AF_INET6 };
 	uint8_t buf[300];
 
-	s.b[0] = 0x20;
-	s.b[15] = 1;
-	d.b[0] = 0x20;
-	d.b[15] = 2;
+	s.raw[0] = 0x20;
+	s.raw[15] = 1;
+	d.raw[0] = 0x20;
+	d.raw[15] = 2;
 	ASSERT_EQ(36, rp_hash_input(&m, &s, &d, 0, buf));
-	ASSERT_EQ(0, memcmp(buf + 4, s.b, 16));
-	ASSERT_EQ(0, memcmp(buf + 20, d.b, 16));
+	ASSERT_EQ(0, memcmp(buf + 4, s.raw, 16));
+	ASSERT_EQ(0, memcmp(buf + 20, d.raw, 16));
 }
 
 /* select full/lo16/hi16 and the ECMP member; all algorithms agree with
@@ -88,7 +88,7 @@ TEST(select_and_member)
 		.alg = RP_HASH_CRC32, .seed = 25, .nfields = 5,
 		.fields = { 0, 1, 2, 3, 4 },
 	};
-	struct rp_ipaddr s, d;
+	struct rp_addr s, d;
 	uint8_t buf[300];
 	uint32_t full;
 	size_t n;
@@ -122,7 +122,7 @@ TEST(ctx_matches_plain)
 		.fields = { 3, 0, 1, 2, 3, 4 },
 	};
 	struct rp_hash_ctx c;
-	struct rp_ipaddr s, d;
+	struct rp_addr s, d;
 
 	v4(&s, 10, 0, 0, 1);
 	v4(&d, 10, 0, 1, 1);
@@ -152,19 +152,19 @@ TEST(ctx_affine_matches_plain)
 		{ 1, { RP_F_SRC_PORT } },
 	};
 	struct rp_hash_lin lin;
-	struct rp_ipaddr s[2], d[2];
+	struct rp_addr s[2], d[2];
 	long checked = 0;
 
 	memset(&lin, 0, sizeof(lin));
 	v4(&s[0], 192, 0, 2, 1);
 	v4(&d[0], 198, 51, 100, 7);
 	memset(&s[1], 0, sizeof(s[1]));
-	s[1].family = 6;
-	s[1].b[0] = 0x20; s[1].b[1] = 0x01; s[1].b[2] = 0x0d; s[1].b[3] = 0xb8;
-	s[1].b[15] = 1;
+	s[1].family = AF_INET6;
+	s[1].raw[0] = 0x20; s[1].raw[1] = 0x01; s[1].raw[2] = 0x0d; s[1].raw[3] = 0xb8;
+	s[1].raw[15] = 1;
 	d[1] = s[1];
-	d[1].b[15] = 0x42;
-	d[1].b[9] = 0x17;
+	d[1].raw[15] = 0x42;
+	d[1].raw[9] = 0x17;
 	for (size_t a = 0; a < ARRAY_SIZE(algs); a++)
 		for (int sel = RP_SEL_FULL; sel <= RP_SEL_HI16; sel++)
 			for (size_t l = 0; l < ARRAY_SIZE(lay); l++)
@@ -199,7 +199,7 @@ TEST(table_model)
 {
 	int32_t table[65536];
 	struct rp_hash_model m = { .alg = RP_HASH_TABLE, .table = table };
-	struct rp_ipaddr s, d;
+	struct rp_addr s, d;
 
 	memset(table, 0xFF, sizeof(table));
 	table[49152] = 2;

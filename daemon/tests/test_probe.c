@@ -79,8 +79,8 @@ struct fake {
 static int fake_spine(const struct rp_topo *t, const struct rp_probe_pair *pp,
 		      uint16_t sport)
 {
-	uint32_t h = (sport * 2654435761u) ^ (pp->src.b[3] * 40503u) ^
-		     (pp->dst.b[3] * 9973u);
+	uint32_t h = (sport * 2654435761u) ^ (pp->src.raw[3] * 40503u) ^
+		     (pp->dst.raw[3] * 9973u);
 	char name[16];
 
 	snprintf(name, sizeof(name), "spine%u", (h >> 13) % 4);
@@ -118,18 +118,18 @@ TEST(topology_addresses_and_measured_hash)
 		{ "[7]", "expected a string" },
 	};
 	struct rp_topo *t = load_topo();
-	struct rp_ipaddr a;
+	struct rp_addr a;
 	struct rp_err e;
 
 	ASSERT_NE(NULL, t);
 	ASSERT_TRUE(rp_topo_measured(t));
-	ASSERT_EQ(0, rp_ipaddr_parse("203.0.113.1", &a, NULL, 0));
+	ASSERT_EQ(0, rp_topo_addr_parse("203.0.113.1", &a, NULL, 0));
 	ASSERT_STREQ("spine0", rp_topo_switch_name(t, rp_topo_switch_of(t, &a)));
-	ASSERT_EQ(0, rp_ipaddr_parse("203.0.113.131", &a, NULL, 0));
+	ASSERT_EQ(0, rp_topo_addr_parse("203.0.113.131", &a, NULL, 0));
 	ASSERT_STREQ("spine1", rp_topo_switch_name(t, rp_topo_switch_of(t, &a)));
-	ASSERT_EQ(0, rp_ipaddr_parse("198.51.100.1", &a, NULL, 0));
+	ASSERT_EQ(0, rp_topo_addr_parse("198.51.100.1", &a, NULL, 0));
 	ASSERT_EQ(-1, rp_topo_switch_of(t, &a));
-	ASSERT_EQ(0, rp_ipaddr_parse("192.0.2.3", &a, NULL, 0));
+	ASSERT_EQ(0, rp_topo_addr_parse("192.0.2.3", &a, NULL, 0));
 	ASSERT_EQ(0, rp_topo_check_nic(t, &a, NULL));
 	ASSERT_EQ(0, rp_topo_check_nic(t, &a, "h3"));
 	ASSERT_EQ(-ENOENT, rp_topo_check_nic(t, &a, "h1"));
@@ -170,8 +170,8 @@ TEST(probe_file)
 	ASSERT_NE(NULL, mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/probes.json", dir);
 	ps.digest = rp_topo_digest(t);
-	rp_ipaddr_parse("192.0.2.1", &p.src, NULL, 0);
-	rp_ipaddr_parse("192.0.2.3", &p.dst, NULL, 0);
+	rp_topo_addr_parse("192.0.2.1", &p.src, NULL, 0);
+	rp_topo_addr_parse("192.0.2.3", &p.dst, NULL, 0);
 	for (int i = 0; i < 3; i++) {
 		p.sw = sw_index(t, i ? "spine1" : "spine2");
 		p.sport = 49160 - i;
@@ -406,8 +406,8 @@ TEST(plan_with_probes)
 			     json_object_to_json_string(path));
 		ASSERT_NE(NULL, strstr(js(u, "reason"), "no probe answers"));
 		sport = json_object_get_int(json_object_object_get(fl, "sport"));
-		rp_ipaddr_parse(js(fl, "src_ip"), &pp.src, NULL, 0);
-		rp_ipaddr_parse(js(fl, "dst_ip"), &pp.dst, NULL, 0);
+		rp_topo_addr_parse(js(fl, "src_ip"), &pp.src, NULL, 0);
+		rp_topo_addr_parse(js(fl, "dst_ip"), &pp.dst, NULL, 0);
 		pr = rp_probes_find(&ps, &pp.src, &pp.dst, sport);
 		ASSERT_NE(NULL, pr);
 		ASSERT_STREQ(json_object_get_string(json_object_array_get_idx(path, 1)),
@@ -456,7 +456,7 @@ TEST(errqueue_parse)
 	struct cmsghdr *c = (struct cmsghdr *)u.buf;
 	struct sock_extended_err *ee;
 	struct sockaddr_in *sa;
-	struct rp_ipaddr off;
+	struct rp_addr off;
 	int type, code;
 
 	memset(&u, 0, sizeof(u));
@@ -471,8 +471,8 @@ TEST(errqueue_parse)
 	sa->sin_family = AF_INET;
 	sa->sin_addr.s_addr = htonl(0xcb007103);	/* 203.0.113.3 */
 	ASSERT_EQ(1, rp_probe_parse_err(&msg, &off, &type, &code));
-	ASSERT_EQ(4, off.family);
-	ASSERT_EQ(0, memcmp(off.b, "\xcb\x00\x71\x03", 4));
+	ASSERT_EQ(AF_INET, off.family);
+	ASSERT_EQ(0, memcmp(off.raw, "\xcb\x00\x71\x03", 4));
 
 	ee->ee_type = ICMP_DEST_UNREACH;
 	ee->ee_code = ICMP_PORT_UNREACH;

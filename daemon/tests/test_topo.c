@@ -65,7 +65,7 @@ TEST(good_topology)
 	ASSERT_EQ(1, t->nspines);
 	ASSERT_STREQ("leaf1", rp_leaf_name(t, t->links[1].leaf));
 	ASSERT_EQ(2, t->links[1].spine_port);
-	ASSERT_EQ(6, t->nics[1].addr.family);
+	ASSERT_EQ(AF_INET6, t->nics[1].addr.family);
 	ASSERT_STREQ("2001:db8::2", t->nics[1].ip);
 	ASSERT_EQ(0, rp_topo_has_host(t, "h2"));
 	ASSERT_EQ(-ENOENT, rp_topo_has_host(t, "h3"));
