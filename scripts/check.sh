@@ -234,7 +234,7 @@ cppcheck_daemon() {
 	command -v cppcheck >/dev/null || { echo "cppcheck not installed: run scripts/deps.sh"; return 4; }
 	cppcheck --quiet --enable=warning,style,performance,portability --std=c11 \
 		--error-exitcode=1 --inline-suppr -D_GNU_SOURCE \
-		-I include/uapi -I daemon/lib -I daemon/planner -I daemon/rocepathd \
+		-I include/uapi -I daemon/lib -I daemon/planner -I daemon/probe -I daemon/rocepathd \
 		-I "$CACHE/linux-src/tools/testing/selftests" \
 		--suppress=missingIncludeSystem --suppress='*:*/kselftest*.h' \
 		--suppress=unusedStructMember --suppress=variableScope \

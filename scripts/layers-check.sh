@@ -5,7 +5,7 @@
 # "Rules between layers"), checked so that the document cannot drift from
 # the code again:
 #   kmod/            includes only its own headers ("x.h") and the kernel's
-#   daemon/lib/      never includes the planner
+#   daemon/lib/      never includes the planner or the prober
 #   daemon/planner/  takes from daemon/lib/ only the models it shares with
 #                    it: addr.h (the address), objs.h (the pin and pin set)
 #                    and atomic.h (the atomic file writer); never netlink,
@@ -40,6 +40,8 @@ done < <(grep -nHE '^[[:space:]]*#[[:space:]]*include.*daemon/' kmod/*.[ch] |
 while read -r f l h; do
 	[ -f "daemon/planner/$h" ] && [ ! -f "daemon/lib/$h" ] &&
 		bad "$f" "$l" "daemon/lib/ includes the planner (\"$h\")"
+	[ -f "daemon/probe/$h" ] && [ ! -f "daemon/lib/$h" ] &&
+		bad "$f" "$l" "daemon/lib/ includes the prober (\"$h\")"
 done < <(quoted daemon/lib/*.[ch])
 
 while read -r f l h; do
