@@ -320,16 +320,26 @@ vm_test() { # KERNEL TEST
 
 # A test whose "# rpvm-check-kernels: K..." line does not name this kernel
 # is skipped here, to keep make check within its time; ROCEPATH_ALL_KERNELS=1
-# (make check-fabric) runs it everywhere.
+# (make check-fabric) runs it everywhere. "none" names no kernel: such a
+# test runs only there, or where --only names it.
 check_kernels() { # TEST: the kernels its "# rpvm-check-kernels:" line names
 	sed -n 's/^# rpvm-check-kernels: *//p' "selftests/$1" | head -n1
 }
 
 kernel_wanted() { # KERNEL TEST
-	local only
-	only=$(check_kernels "$2")
-	[ -z "$only" ] || [ "${ROCEPATH_ALL_KERNELS:-0}" = 1 ] && return 0
-	[[ " $only " == *" $1 "* ]]
+	local ks
+	ks=$(check_kernels "$2")
+	[ -z "$ks" ] || [ "${ROCEPATH_ALL_KERNELS:-0}" = 1 ] && return 0
+	[ "$ks" = none ] && named "$2" && return 0
+	[[ " $ks " == *" $1 "* ]]
+}
+
+named() { # TEST: does --only name TEST itself (not only its stage)?
+	local o
+	for o in "${only[@]}"; do
+		[ "${o%.sh}" = "${1%.sh}" ] && return 0
+	done
+	return 1
 }
 
 stage vm
@@ -337,7 +347,11 @@ for k in "${kernels[@]}"; do
 	for t in $selftests; do
 		wanted vm "$t" || continue
 		if ! kernel_wanted "$k" "$t"; then
-			tap skip "$k/${t%.sh}" "runs on $(check_kernels "$t") only in make check; make check-fabric runs it on every kernel"
+			if [ "$(check_kernels "$t")" = none ]; then
+				tap skip "$k/${t%.sh}" "not in make check (its time); make check-fabric or --only ${t%.sh} runs it"
+			else
+				tap skip "$k/${t%.sh}" "runs on $(check_kernels "$t") only in make check; make check-fabric runs it on every kernel"
+			fi
 			continue
 		fi
 		tap_test "$k/${t%.sh}" vm_test "$k" "$t"

@@ -30,6 +30,9 @@ die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
 
 # shellcheck disable=SC2086
 "$TOP/scripts/apt-missing.sh" deps $PKGS || exit 1
+# FRR for the fabric's "frr" routing (fabric_bgp.sh): installed without
+# starting its service here; it runs only in the fabric guest.
+"$TOP/scripts/frr-install.sh" || exit 1
 
 mkdir -p "$CACHE/kernels" "$CACHE/debs"
 

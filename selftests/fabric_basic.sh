@@ -5,6 +5,8 @@
 # other through its leaf, a leaf spreads UDP source ports over all its
 # uplinks, per-link counters count the traffic, and a failed leaf-spine
 # link is withdrawn on both leaves (and restored) while RDMA still flows.
+# With FRR routing (fabric_bgp.sh) it also checks that the routes are
+# BGP's and that BGP withdraws and restores them.
 # rpvm-check-kernels: 6.12
 # rpvm-fabric: examples/fabric/topology.json l4
 
@@ -61,8 +63,36 @@ rdma_cross() { # client host A, server host B
 }
 ksft_test "RDMA ping-pong across the fabric (h1 -> h3)" rdma_cross 1 3
 
+frr=
+[ "$(fabric_routing)" = frr ] && frr=1
+# bgp_expect SWITCH WANT-ROUTES WANT-SESSIONS DESCRIPTION
+bgp_expect() {
+	local r e
+	r=$(bgp_routes "$1") e=$(bgp_established "$1")
+	log "$1: BGP routes: $r; sessions established: $e"
+	if [ "$r" = "$2" ] && [ "$e" = "$3" ]; then
+		ksft_pass "$4"
+	else
+		on_host "$FABRIC_HOST" "tail -n 8 /run/rocepath-fabric/frr/$1/bgpd.log" | sed 's/^/# bgpd.log: /'
+		ksft_fail "$4"
+	fi
+}
+h1=$(host_ip 1) h2=$(host_ip 2) h3=$(host_ip 3) h4=$(host_ip 4)
+all4=p33,p34,p35,p36 three=p34,p35,p36
+if [ -n "$frr" ]; then
+	on_host "$FABRIC_HOST" "free -m; ps -o rss=,args= -C zebra,bgpd" | sed 's/^/# fabric guest: /'
+	bgp_expect leaf0 "$h3=$all4 $h4=$all4" 4 "leaf0: BGP routes to leaf1's hosts over 4 spines"
+	bgp_expect leaf1 "$h1=$all4 $h2=$all4" 4 "leaf1: BGP routes to leaf0's hosts over 4 spines"
+	bgp_expect spine0 "$h1=p1 $h2=p1 $h3=p2 $h4=p2" 2 "spine0: BGP routes to every host"
+fi
+
 # A leaf-spine link fails: both leaves drop spine0 toward each other.
-fab link leaf0 spine0 down
+link() { # A B up|down; fabric.py says how long BGP took
+	local out
+	out=$(fab link "$@" 2>&1)
+	[ -z "$out" ] || log "$out"
+}
+link leaf0 spine0 down
 out0=$(uplinks leaf0 1 3)
 out1=$(uplinks leaf1 3 1)
 log "after leaf0-spine0 down: leaf0 group $out0, leaf1 group $out1"
@@ -70,10 +100,20 @@ log "after leaf0-spine0 down: leaf0 group $out0, leaf1 group $out1"
 	ksft_pass "a failed link is withdrawn on both leaves" ||
 	ksft_fail "a failed link is withdrawn on both leaves"
 ksft_test "RDMA ping-pong across the fabric with a link down" rdma_cross 3 1
-fab link leaf0 spine0 up
+if [ -n "$frr" ]; then
+	# leaf1's own links stayed up: only BGP can have told it about spine0.
+	bgp_expect leaf0 "$h3=$three $h4=$three" 3 "leaf0: the failed link's session is down, its routes gone"
+	bgp_expect leaf1 "$h1=$three $h2=$three" 4 "leaf1: spine0 withdrew leaf0's hosts"
+	bgp_expect spine0 "$h3=p2 $h4=p2" 1 "spine0: leaf0's hosts withdrawn, no path through leaf1"
+fi
+link leaf0 spine0 up
 out0=$(uplinks leaf0 1 3)
 [ "$out0" = "p33 p34 p35 p36 4" ] && ksft_pass "a restored link rejoins the group" ||
 	ksft_fail "a restored link rejoins the group"
+if [ -n "$frr" ]; then
+	bgp_expect leaf1 "$h1=$all4 $h2=$all4" 4 "leaf1: spine0 announces leaf0's hosts again"
+	bgp_expect spine0 "$h1=p1 $h2=p1 $h3=p2 $h4=p2" 2 "spine0: its session to leaf0 is back"
+fi
 
 # What run.sh checks before any guest boots: bad topologies are refused
 # with the JSON path and the reason.

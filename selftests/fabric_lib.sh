@@ -9,6 +9,9 @@
 #   fabric_require            skip unless this is a fabric run
 #   fab ARGS...               scripts/vm/fabric.py ARGS on the fabric guest
 #   fab_ns SWITCH CMD...      a shell command in SWITCH's namespace
+#   fabric_routing            the fabric's routing: kernel or frr
+#   bgp_routes SWITCH         its routes of proto bgp, "DST=DEV,DEV..." sorted
+#   bgp_established SWITCH    how many of its BGP sessions are Established
 #   host_ip N                 host guest N's test address
 #   host_gid N                its RoCEv2 GID index on rxe0
 #   host_idx NAME             host guest index of a topology host name
@@ -34,6 +37,20 @@ fab_ns() {
 	local ns=$1
 	shift
 	on_host "$FABRIC_HOST" "ip netns exec $ns $*"
+}
+
+fabric_routing() {
+	awk '$1 == "routing" { r = $2 } END { print r ? r : "kernel" }' "$RUN_DIR/fabric"
+}
+
+bgp_routes() {
+	fab_ns "$1" "ip -j route show proto bgp" |
+		jq -r 'map(.dst + "=" + ([.dev] + [(.nexthops // [])[].dev] | map(select(. != null)) | sort | join(","))) | sort | join(" ")'
+}
+
+bgp_established() {
+	on_host "$FABRIC_HOST" "vtysh -N $1 -c 'show ip bgp summary json' 2>/dev/null" |
+		jq '[.ipv4Unicast.peers // {} | .[] | select(.state == "Established")] | length'
 }
 
 host_ip() {

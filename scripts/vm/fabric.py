@@ -9,8 +9,11 @@ On the host (before any guest boots):
                                        "measured" and every switch's
                                        "addresses" (the fabric's address plan)
 In the fabric guest (root, 6.11+ kernel for fib_multipath_hash_seed):
-  fabric.py setup TOPOLOGY             namespaces, veths, addresses, routes
+  fabric.py setup TOPOLOGY [HASH [ROUTING]]
+                                       namespaces, veths, addresses, routes;
+                                       HASH l4|sport, ROUTING kernel|frr
   fabric.py link A B up|down           set a switch link, re-route (withdraw)
+  fabric.py stop                       stop FRR's daemons (frr routing)
   fabric.py counters                   per-link packet/byte counters (JSON)
   fabric.py table LEAF SRC DST PORTS   the leaf's ECMP member per source port
                                        (PORTS "lo-hi"), from `ip route get`
@@ -28,13 +31,16 @@ NIC of host guest i (MAC 52:54:00:12:36:<i>) is moved into its leaf's
 namespace as host<i>. Link addresses are /31s from 203.0.113.0/25, switch
 loopbacks 203.0.113.128/25 (documentation ranges only).
 
-Routing is kernel ECMP through nexthop objects (see Documentation/
-fabric.rst for why not FRR): every switch gets, per destination leaf, a
-group of the up links on shortest up paths, ordered by local port as the
-planner orders them. A link that goes down loses its nexthops in the
-kernel at once (carrier loss flushes them); `link` then recomputes every
-switch's groups from the link states, as BGP withdrawal would, so no
-switch keeps a next hop that no longer reaches the destination.
+Routing "kernel" (the default) is kernel ECMP through nexthop objects:
+every switch gets, per destination leaf, a group of the up links on
+shortest up paths, ordered by local port as the planner orders them. A
+link that goes down loses its nexthops in the kernel at once (carrier loss
+flushes them); `link` then recomputes every switch's groups from the link
+states, as BGP withdrawal would, so no switch keeps a next hop that no
+longer reaches the destination. Routing "frr" runs FRR's eBGP in every
+switch (fabric_frr.py) and only waits for it: `setup` and `link` return
+once every switch has the BGP routes the link states call for, or fail
+naming the switch and prefix.
 """
 
 import ipaddress
@@ -44,6 +50,8 @@ import re
 import subprocess
 import sys
 import time
+
+import fabric_frr
 
 STATE = "/run/rocepath-fabric"
 HOST_NET = ipaddress.ip_network("192.0.2.0/24")
@@ -321,10 +329,16 @@ def sysctls(mode):
     return "; ".join("echo %s > /proc/sys/%s" % (val, k) for k, val in v.items())
 
 
-def setup(topo, mode):
+def neigh_lines(topo, name):
+    """Permanent neighbours for NAME's up links (see route_lines)."""
+    return [ln for ln in route_lines(topo, name) if ln.startswith("neigh ")]
+
+
+def setup(topo, mode, routing):
     if not os.path.exists("/proc/sys/net/ipv4/fib_multipath_hash_seed"):
         sys.exit("fabric: this kernel has no fib_multipath_hash_seed (needs 6.11+)")
     topo["mode"] = mode
+    topo["routing"] = routing
     for name in topo["switches"]:
         subprocess.run(["ip", "netns", "add", name], check=True)
         subprocess.run(["ip", "netns", "exec", name, "sh", "-ec", sysctls(mode)], check=True)
@@ -371,8 +385,16 @@ def setup(topo, mode):
                 subprocess.run(["ip", "netns", "exec", name, "sh", "-c",
                                 "echo 1 > /proc/sys/net/ipv4/conf/host%d/proxy_arp"
                                 % h["idx"]], check=True, stdin=subprocess.DEVNULL)
-    apply_routes(topo)
     save(topo)
+    if routing == "frr":
+        # Routes are BGP's; the neighbours stay permanent all the same.
+        for name in topo["switches"]:
+            ip_batch(name, neigh_lines(topo, name))
+        fabric_frr.start(topo, ends, loopback)
+        took = fabric_frr.converge(topo, ends, fabric_frr.SETUP_WAIT)
+        print("fabric: BGP converged %.1f s after the daemons started" % took)
+    else:
+        apply_routes(topo)
 
 
 def set_link(a, b, state):
@@ -385,8 +407,29 @@ def set_link(a, b, state):
         ln["up"] = want
         ip_batch(ln["a"], ["link set p%d %s" % (ln["a_port"], state)])
         ip_batch(ln["b"], ["link set p%d %s" % (ln["b_port"], state)])
-    apply_routes(topo)
     save(topo)
+    if topo.get("routing") == "frr":
+        # The session over the link drops (or comes back) and BGP
+        # withdraws (or re-announces); nothing here touches a route.
+        if want:
+            for ln in hit:
+                for side in (ln["a"], ln["b"]):
+                    ip_batch(side, neigh_lines(topo, side))
+        took = fabric_frr.converge(topo, ends, fabric_frr.LINK_WAIT)
+        print("fabric: link %s-%s %s: BGP converged in %.1f s" % (a, b, state, took),
+              file=sys.stderr)
+    else:
+        apply_routes(topo)
+
+
+def stop():
+    try:
+        with open(STATE + "/state.json") as f:
+            topo = json.load(f)
+    except OSError:
+        return
+    if topo.get("routing") == "frr":
+        fabric_frr.stop(topo)
 
 
 def link_stats(ns):
@@ -644,8 +687,11 @@ def main(argv):
                 print(h["idx"], h["name"], h["ip"], h["leaf"])
         elif cmd == "measured" and len(args) == 1:
             measured(args[0])
-        elif cmd == "setup" and len(args) in (1, 2):
-            setup(load(args[0]), args[1] if len(args) == 2 else "l4")
+        elif cmd == "setup" and 1 <= len(args) <= 3 and \
+                (args[2:] or ["kernel"])[0] in ("kernel", "frr"):
+            setup(load(args[0]), (args[1:] or ["l4"])[0], (args[2:] or ["kernel"])[0])
+        elif cmd == "stop" and not args:
+            stop()
         elif cmd == "link" and len(args) == 3 and args[2] in ("up", "down"):
             set_link(*args)
         elif cmd == "counters" and not args:
@@ -666,7 +712,7 @@ def main(argv):
             sys.exit(__doc__)
     except TopologyError as e:
         sys.exit("fabric: error: %s" % e)
-    except (RuntimeError, subprocess.CalledProcessError) as e:
+    except (RuntimeError, subprocess.CalledProcessError, fabric_frr.FrrError) as e:
         sys.exit("fabric: error: %s" % e)
 
 

@@ -130,9 +130,12 @@ if [ "$fabric_role" = fabric ]; then
 	EOT
 	read -r _ ftopo <<<"$(grep '^topology ' "$run/fabric")"
 	read -r _ fmode <<<"$(grep '^mode ' "$run/fabric")"
-	/usr/bin/python3 "$top/scripts/vm/fabric.py" setup "$ftopo" "$fmode" >/dev/console 2>&1 ||
-		die "fabric set-up failed"
-	console "fabric up ($fmode hash)"
+	read -r _ frouting <<<"$(grep '^routing ' "$run/fabric")"
+	# FRR's daemons live in this guest only: stopped on any way out.
+	trap '/usr/bin/python3 "$top/scripts/vm/fabric.py" stop >/dev/console 2>&1' EXIT
+	/usr/bin/python3 "$top/scripts/vm/fabric.py" setup "$ftopo" "$fmode" "${frouting:-kernel}" \
+		>/dev/console 2>&1 || die "fabric set-up failed"
+	console "fabric up ($fmode hash, ${frouting:-kernel} routing)"
 	/usr/bin/python3 "$top/scripts/vm/agent.py" serve \
 		"198.51.100.$idx" "$RPVM_AGENT_PORT" /run/rpvm.ready >/dev/console 2>&1 &
 	agent=$!

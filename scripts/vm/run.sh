@@ -5,12 +5,14 @@
 # and run TEST on guest 1. See Documentation/testing.rst.
 #
 # Usage: scripts/vm/run.sh [-k 6.1|6.12|REL] [-n HOSTS] [-t SECONDS] [-l LOGDIR]
-#                          [-f TOPOLOGY[:l4|sport]] TEST [ARGS...]
+#                          [-f TOPOLOGY[:l4|sport[:kernel|frr]]] TEST [ARGS...]
 #
-# -f (or a "# rpvm-fabric: TOPOLOGY [l4|sport]" line in TEST) boots one
-# host guest per host of TOPOLOGY plus a fabric guest (always the 6.12
-# kernel) that forwards between them as the topology's leaf-spine fabric
-# (scripts/vm/fabric.py, Documentation/fabric.rst); -n is then ignored.
+# -f (or a "# rpvm-fabric: TOPOLOGY [l4|sport [kernel|frr]]" line in TEST)
+# boots one host guest per host of TOPOLOGY plus a fabric guest (always the
+# 6.12 kernel) that forwards between them as the topology's leaf-spine
+# fabric (scripts/vm/fabric.py, Documentation/fabric.rst); -n is then
+# ignored. The third word is the routing: kernel ECMP routes (the default)
+# or FRR eBGP in every switch.
 #
 # Exit code: the test's (0 pass, 4 skip, other fail), or 1 when a guest
 # panicked, WARNed, hung or died; then the console tails are printed.
@@ -56,7 +58,7 @@ while getopts "k:n:t:l:f:h" opt; do
 	n) nhosts=$OPTARG ;;
 	t) ttimeout=$OPTARG ;;
 	l) logdir=$OPTARG ;;
-	f) fabric_spec=${OPTARG/:/ } ;;
+	f) fabric_spec=${OPTARG//:/ } ;;
 	*) usage ;;
 	esac
 done
@@ -104,9 +106,9 @@ case $abs_test in
 esac
 # The fabric: validated before anything boots.
 [ -n "$fabric_spec" ] || fabric_spec=$(sed -n 's/^# rpvm-fabric: *//p' "$abs_test" | head -n1)
-fabric_topo= fabric_mode= fabric_hosts=
+fabric_topo= fabric_mode= fabric_routing= fabric_hosts=
 if [ -n "$fabric_spec" ]; then
-	read -r fabric_topo fabric_mode _ <<<"$fabric_spec"
+	read -r fabric_topo fabric_mode fabric_routing _ <<<"$fabric_spec"
 	case $fabric_topo in
 	/*) ;;
 	*) fabric_topo=$TOP/$fabric_topo ;;
@@ -114,6 +116,12 @@ if [ -n "$fabric_spec" ]; then
 	case ${fabric_mode:=l4} in
 	l4 | sport) ;;
 	*) die "fabric hash mode must be l4 or sport, got '$fabric_mode'" ;;
+	esac
+	case ${fabric_routing:=kernel} in
+	kernel) ;;
+	frr) [ -x /usr/lib/frr/bgpd ] ||
+		die "FRR routing needs Debian's frr on this machine (the fabric guest runs it from here): run scripts/deps.sh" ;;
+	*) die "fabric routing must be kernel or frr, got '$fabric_routing'" ;;
 	esac
 	fabric_hosts=$($PY "$TOP/scripts/vm/fabric.py" check "$fabric_topo" 2>&1) ||
 		die "${fabric_hosts#fabric: error: }"
@@ -302,9 +310,10 @@ if [ -n "$fabric_topo" ]; then
 	{
 		echo "topology $fabric_topo"
 		echo "mode $fabric_mode"
+		echo "routing $fabric_routing"
 		echo "$fabric_hosts" | sed 's/^/host /'
 	} >"$run_dir/fabric"
-	note "fabric: $((nhosts - 1)) host guest(s) on $rel, fabric guest h$nhosts on $KREL_612 ($fabric_mode hash), topology ${fabric_topo#"$TOP"/}"
+	note "fabric: $((nhosts - 1)) host guest(s) on $rel, fabric guest h$nhosts on $KREL_612 ($fabric_mode hash, $fabric_routing routing), topology ${fabric_topo#"$TOP"/}"
 fi
 start=$(date +%s.%N)
 for ((i = 1; i <= nhosts; i++)); do
