@@ -21,17 +21,13 @@
 #include "kselftest_harness.h"
 
 #include "plan_int.h"
+#include "plan_run.h"
 #include "pins.h"
 
 /* ---- fabric description -> JSON ------------------------------------ */
 
 #define MAXL 8
 #define MAXS 6
-
-struct hm {
-	const char *alg, *sel;
-	uint32_t seed;
-};
 
 struct fab {
 	int nl, ns;
@@ -45,14 +41,6 @@ struct fab {
 	int njh;
 	char jh[64][16];		/* job hosts, in ring order */
 };
-
-static uint64_t rng_state;
-
-static uint32_t rnd(void)
-{
-	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-	return rng_state >> 33;
-}
 
 static void shuffle(json_object *arr, bool doit)
 {
@@ -207,59 +195,12 @@ static void fab_json(const struct fab *f, bool shuf, char **topo, char **place)
 	json_object_put(p);
 }
 
-struct run {
-	struct rp_topo *t;
-	struct rp_place *p;
-	struct rp_plan *plan;
-	json_object *j;
-};
-
-static int run_plan(const char *ts, const char *ps, struct run *r)
-{
-	struct rp_err e;
-	char b[1200];
-	int ret;
-
-	memset(r, 0, sizeof(*r));
-	ret = rp_topo_parse("topo", ts, strlen(ts), &r->t, &e);
-	if (!ret)
-		ret = rp_place_parse("place", ps, strlen(ps), r->t, &r->p, &e);
-	if (!ret)
-		ret = rp_plan_compute(r->t, r->p, &r->plan, &e);
-	if (!ret)
-		ret = rp_plan_to_json(r->plan, NULL, &r->j);
-	if (ret)
-		fprintf(stderr, "plan: %s\n", rp_err_str(&e, b, sizeof(b)));
-	return ret;
-}
-
-static void run_free(struct run *r)
-{
-	json_object_put(r->j);
-	rp_plan_free(r->plan);
-	rp_place_free(r->p);
-	rp_topo_free(r->t);
-}
-
 static int sw_tidx(const struct rp_topo *t, const char *name, int tier)
 {
 	for (int i = 0; i < t->nsw; i++)
 		if (!strcmp(t->sw[i].name, name) && (int)t->sw[i].tier == tier)
 			return t->sw[i].tidx;
 	return -1;
-}
-
-static const struct rp_nic *nic_by_ip(const struct rp_topo *t, const char *ip)
-{
-	for (int i = 0; i < t->nnics; i++)
-		if (!strcmp(t->nics[i].ip, ip))
-			return &t->nics[i];
-	return NULL;
-}
-
-static const char *js(json_object *o, const char *k)
-{
-	return json_object_get_string(json_object_object_get(o, k));
 }
 
 static int ji(json_object *o, const char *k)
@@ -376,11 +317,6 @@ struct bf {
 	int best;
 };
 
-static int ceil_div(int a, int b)
-{
-	return (a + b - 1) / b;
-}
-
 static void bf_rec(struct bf *b, int i, int cur)
 {
 	if (cur >= b->best)
@@ -406,12 +342,6 @@ static void bf_rec(struct bf *b, int i, int cur)
 		b->lu[L1][s]--;
 		b->ld[L2][s]--;
 	}
-}
-
-/* Leaf of job host i (name "h<leaf>_<i>"). */
-static int host_leaf(const char *name)
-{
-	return atoi(name + 1);
 }
 
 /* Returns the number of routable cross-leaf flows, fills b; -1 if too many. */

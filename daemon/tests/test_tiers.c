@@ -20,16 +20,12 @@
 #include "kselftest_harness.h"
 
 #include "plan_int.h"
+#include "plan_run.h"
 
 #define ML 6			/* leaves */
 #define MS 6			/* spines */
 #define MU 3			/* superspines */
 #define MR 2			/* rails (planes) */
-
-struct hm {
-	const char *alg, *sel;
-	uint32_t seed;
-};
 
 /*
  * A fabric of nr planes, each a copy of the same shape: leaves and spines
@@ -50,15 +46,8 @@ struct fab3 {
 	char jh[32][16];
 };
 
-static uint64_t rng_state;
 /* RP_TEST_MAXFLOWS above 10: more hosts and QPs per random fabric */
 static bool big;
-
-static uint32_t rnd(void)
-{
-	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-	return rng_state >> 33;
-}
 
 static void shuffle(json_object *arr, bool doit)
 {
@@ -235,45 +224,6 @@ static void fab3_json(const struct fab3 *f, bool shuf, char **topo,
 	json_object_put(p);
 }
 
-struct run {
-	struct rp_topo *t;
-	struct rp_place *p;
-	struct rp_plan *plan;
-	json_object *j;
-};
-
-static int run_plan(const char *ts, const char *ps, struct run *r)
-{
-	struct rp_err e;
-	char b[1200];
-	int ret;
-
-	memset(r, 0, sizeof(*r));
-	ret = rp_topo_parse("topo", ts, strlen(ts), &r->t, &e);
-	if (!ret)
-		ret = rp_place_parse("place", ps, strlen(ps), r->t, &r->p, &e);
-	if (!ret)
-		ret = rp_plan_compute(r->t, r->p, &r->plan, &e);
-	if (!ret)
-		ret = rp_plan_to_json(r->plan, NULL, &r->j);
-	if (ret)
-		fprintf(stderr, "plan: %s\n", rp_err_str(&e, b, sizeof(b)));
-	return ret;
-}
-
-static void run_free(struct run *r)
-{
-	json_object_put(r->j);
-	rp_plan_free(r->plan);
-	rp_place_free(r->p);
-	rp_topo_free(r->t);
-}
-
-static const char *js(json_object *o, const char *k)
-{
-	return json_object_get_string(json_object_object_get(o, k));
-}
-
 /* ---- an independent check of every flow against the hash models ----- */
 
 static bool spine_to_leaf(const struct rp_topo *t, int s, int leaf)
@@ -306,14 +256,6 @@ static bool spine_up_to_leaf(const struct rp_topo *t, int s, int leaf)
 static int pod_of(const struct rp_topo *t, int leaf)
 {
 	return t->sw[t->leaf_sw[leaf]].pod;
-}
-
-static const struct rp_nic *nic_by_ip(const struct rp_topo *t, const char *ip)
-{
-	for (int i = 0; i < t->nnics; i++)
-		if (!strcmp(t->nics[i].ip, ip))
-			return &t->nics[i];
-	return NULL;
 }
 
 /* Insertion sort of link indices by a port. */
@@ -489,11 +431,6 @@ struct bf {
 	int best;
 };
 
-static int ceil_div(int a, int b)
-{
-	return (a + b - 1) / b;
-}
-
 static int upd(int cur, int load, int cap)
 {
 	int x = ceil_div(load, cap);
@@ -527,11 +464,6 @@ static void bf_rec(struct bf *b, int i, int cur)
 			b->ud[x->s2][x->u]--;
 		}
 	}
-}
-
-static int host_leaf(const char *name)
-{
-	return atoi(name + 1);
 }
 
 /* The routes of one flow from leaf A to leaf B at bundle level. */
