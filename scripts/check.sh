@@ -264,6 +264,7 @@ for k in "${kernels[@]}"; do
 done
 item "build: userspace (make -C daemon)" make -s -C daemon -j2
 item "build: unit tests (make -C daemon tests)" make -s -C daemon -j2 tests
+item "build: selftest helpers (make -C selftests)" make -s -C selftests
 item "build: packaging files (scripts/deb.sh quick; make check-deb installs the .debs)" scripts/deb.sh quick
 
 #

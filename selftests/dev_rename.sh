@@ -10,12 +10,10 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/pin_lib.sh"
 
 require_module
-require_cmd gcc rdma python3
+require_cmd rdma python3
 CLI=$ROCEPATH_TOP/daemon/rocepath
 [ -x "$CLI" ] || ksft_skip_all "no $CLI: make -C daemon"
-CHURN=$RUN_DIR/pin_qp_churn
-gcc -O2 -o "$CHURN" selftests/pin_qp_churn.c -libverbs ||
-	ksft_skip_all "cannot build pin_qp_churn (libibverbs-dev?)"
+churn_prog
 GIDX=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
 NEW=rprename0
 FIFO=$(mktemp -u /tmp/dev_rename.XXXXXX)	# a FIFO cannot live on the 9p share

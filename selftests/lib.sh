@@ -140,6 +140,22 @@ require_module() {
 		ksft_skip_all "rocepath.ko not built for $(uname -r) (${ROCEPATH_KO:-ROCEPATH_KO unset}): run scripts/kbuild.sh $(uname -r)"
 }
 
+# churn_prog: sets CHURN to pin_qp_churn (QPs created, moved to RTR and
+# destroyed in a loop) as `make -C selftests` built it on the host, or as
+# compiled here into RUN_DIR when that build is missing or older than the
+# source; skips the test when it cannot be built.
+churn_prog() {
+	local src=$ROCEPATH_TOP/selftests/pin_qp_churn.c bin=$ROCEPATH_TOP/build/selftests/pin_qp_churn
+
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+		require_cmd gcc
+		bin=$RUN_DIR/pin_qp_churn
+		gcc -O2 -o "$bin" "$src" -libverbs >&2 ||
+			ksft_skip_all "cannot build pin_qp_churn (libibverbs-dev?)"
+	fi
+	CHURN=$bin
+}
+
 # Cleanup, as in net/lib.sh: deferred commands run in reverse at exit,
 # then background jobs still running are stopped.
 __defer_cmds=()

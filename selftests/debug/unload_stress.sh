@@ -30,13 +30,11 @@ done
 mod=$(basename "$ko" .ko)
 is_rp=
 [ "$mod" = rocepath ] && is_rp=1
-require_cmd gcc ib_write_bw rdma
+require_cmd ib_write_bw rdma
 CLI=$ROCEPATH_TOP/daemon/rocepath
 [ -z "$is_rp" ] || [ -x "$CLI" ] || ksft_skip_all "no $CLI: make -C daemon"
 
-CHURN=$RUN_DIR/pin_qp_churn
-gcc -O2 -o "$CHURN" selftests/pin_qp_churn.c -libverbs ||
-	ksft_skip_all "cannot build pin_qp_churn (libibverbs-dev?)"
+churn_prog
 GIDX=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
 STOP=$RUN_DIR/stress.stop
 rm -f "$STOP"
