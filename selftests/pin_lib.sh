@@ -8,19 +8,48 @@ require_ynl() {
 	require_cmd python3
 }
 
-# cap_start N NAME FILTER: start tcpdump on guest N's $NETDEV.
-cap_start() {
+# cap_launch N NAME FILTER: start tcpdump on guest N's $NETDEV, writing
+# $RUN_DIR/NAME.pcap; cap_ready N NAME: it has written its file header.
+cap_launch() {
 	local n=$1 name=$2
 	shift 2
 	on_host "$n" "rm -f $RUN_DIR/$name.pcap"
 	on_host_bg "$n" "cap-$name" "exec tcpdump -i $NETDEV -nn -U -w $RUN_DIR/$name.pcap $*"
+}
+
+cap_ready() {
+	retry 20 0.5 on_host "$1" "test -s $RUN_DIR/$2.pcap" >/dev/null
+}
+
+# cap_start N NAME FILTER: a capture on guest N, started and ready.
+cap_start() {
+	cap_launch "$@"
+	cap_ready "$1" "$2"
 	# tcpdump needs a moment before it sees packets.
-	retry 20 0.5 on_host "$n" "test -s $RUN_DIR/$name.pcap" >/dev/null
 	sleep 1
 }
 
 cap_stop() {
 	kill_bg "$1" "cap-$2" >/dev/null 2>&1
+	sleep 1
+}
+
+# cap_start_both NAME FILTER / cap_stop_both NAME: captures NAME-at1 and
+# NAME-at2 on both guests, started side by side (tcpdump takes 2 to 4 s
+# to start in a TCG guest).
+cap_start_both() {
+	local name=$1
+	shift
+	cap_launch 2 "$name-at2" "$@"
+	cap_launch 1 "$name-at1" "$@"
+	cap_ready 2 "$name-at2"
+	cap_ready 1 "$name-at1"
+	sleep 1
+}
+
+cap_stop_both() {
+	kill_bg 1 "cap-$1-at1" >/dev/null 2>&1
+	kill_bg 2 "cap-$1-at2" >/dev/null 2>&1
 	sleep 1
 }
 

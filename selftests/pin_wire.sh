@@ -61,12 +61,10 @@ only_port() {
 capture_both() {
 	local name=$1 rc
 	shift
-	cap_start 2 "$name-at2" "udp dst port 4791"
-	cap_start 1 "$name-at1" "udp dst port 4791"
+	cap_start_both "$name" "udp dst port 4791"
 	"$@" >"$RUN_DIR/$name.out" 2>&1
 	rc=$?
-	cap_stop 1 "$name-at1"
-	cap_stop 2 "$name-at2"
+	cap_stop_both "$name"
 	[ $rc = 0 ] || sed 's/^/# /' "$RUN_DIR/$name.out"
 	return $rc
 }
