@@ -232,7 +232,7 @@ done
 
 cppcheck_daemon() {
 	command -v cppcheck >/dev/null || { echo "cppcheck not installed: run scripts/deps.sh"; return 4; }
-	cppcheck --quiet --enable=warning,style,performance,portability --std=c11 \
+	cppcheck --quiet -j "$(nproc)" --enable=warning,style,performance,portability --std=c11 \
 		--error-exitcode=1 --inline-suppr -D_GNU_SOURCE \
 		-I include/uapi -I daemon/lib -I daemon/planner -I daemon/probe -I daemon/rocepathd \
 		-I "$CACHE/linux-src/tools/testing/selftests" \
