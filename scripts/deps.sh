@@ -20,7 +20,7 @@ PKGS="build-essential pkg-config bc flex bison libelf-dev kmod cpio xz-utils zst
       rdma-core ibverbs-utils perftest rdmacm-utils libibverbs-dev librdmacm-dev
       libmnl-dev libnl-3-dev libnl-route-3-dev libjson-c-dev
       linux-headers-amd64 linux-headers-6.12-amd64 linux-source-6.12
-      python3 python3-yaml python3-jsonschema
+      python3 python3-yaml python3-jsonschema jq
       sparse cppcheck valgrind dkms dpkg-dev systemd"
 
 log() { printf 'deps: %s\n' "$*" >&2; }
