@@ -4,6 +4,7 @@
 #   make            module for the running kernel (or KDIR=), CLI and daemon
 #   make modules-all  the module against both test kernels' headers
 #   make check      every test; last line "N passed, N failed, N skipped"
+#   make check-all  the same with every VM test on every test kernel
 #   make check-debug  every VM test on a KASAN/lockdep/kmemleak kernel,
 #                   the unload stress and fuzzing (slow: own lane)
 #   make fuzz       1,000,000 fuzzed netlink messages per phase, debug kernel
@@ -29,7 +30,7 @@ MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/rocepath
 
 .PHONY: all module modules-all userspace gen gen-check deps check check-debug fuzz demo bench \
-	install install-files deb check-deb check-slurm check-fabric uninstall dkms-src dkms-install dkms-uninstall clean
+	install install-files deb check-deb check-slurm check-fabric check-all uninstall dkms-src dkms-install dkms-uninstall clean
 
 all: module userspace
 
@@ -145,6 +146,11 @@ check-deb:
 # fabric_bgp not at all).
 check-fabric: deps
 	ROCEPATH_ALL_KERNELS=1 scripts/check.sh --only fabric_basic,fabric_bgp,fabric_balance,fabric_probe,fabric_congestion
+
+# make check with no test held to 6.12: every VM selftest, fabric_bgp
+# included, on every test kernel (about twice make check's VM time).
+check-all: deps
+	ROCEPATH_ALL_KERNELS=1 scripts/check.sh
 
 # Real Slurm (slurmctld, slurmd, munge from Debian) in two guests running
 # the placement prolog/epilog (selftests/slurm_job.sh, about 95 s).

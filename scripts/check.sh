@@ -321,18 +321,21 @@ vm_test() { # KERNEL TEST
 
 # A test whose "# rpvm-check-kernels: K..." line does not name this kernel
 # is skipped here, to keep make check within its time; ROCEPATH_ALL_KERNELS=1
-# (make check-fabric) runs it everywhere. "none" names no kernel: such a
-# test runs only there, or where --only names it.
+# (make check-all, make check-fabric) runs it everywhere. "none" names no
+# kernel: such a test runs only there, or where --only names it.
 check_kernels() { # TEST: the kernels its "# rpvm-check-kernels:" line names
 	sed -n 's/^# rpvm-check-kernels: *//p' "selftests/$1" | head -n1
 }
 
+# A kernel is named by its series: "6.12" takes 6.12.117+deb12-amd64 and
+# the debug lane's 6.12.117-rocepath-debug too.
 kernel_wanted() { # KERNEL TEST
-	local ks
+	local ks series
 	ks=$(check_kernels "$2")
 	[ -z "$ks" ] || [ "${ROCEPATH_ALL_KERNELS:-0}" = 1 ] && return 0
 	[ "$ks" = none ] && named "$2" && return 0
-	[[ " $ks " == *" $1 "* ]]
+	series=$(sed -E 's/^([0-9]+\.[0-9]+)([.+-].*)?$/\1/' <<<"$1")
+	[[ " $ks " == *" $1 "* ]] || [[ " $ks " == *" $series "* ]]
 }
 
 named() { # TEST: does --only name TEST itself (not only its stage)?
@@ -349,9 +352,9 @@ for k in "${kernels[@]}"; do
 		wanted vm "$t" || continue
 		if ! kernel_wanted "$k" "$t"; then
 			if [ "$(check_kernels "$t")" = none ]; then
-				tap skip "$k/${t%.sh}" "not in make check (its time); make check-fabric or --only ${t%.sh} runs it"
+				tap skip "$k/${t%.sh}" "not in make check (its time); make check-all, make check-fabric or --only ${t%.sh} runs it"
 			else
-				tap skip "$k/${t%.sh}" "runs on $(check_kernels "$t") only in make check; make check-fabric runs it on every kernel"
+				tap skip "$k/${t%.sh}" "runs on $(check_kernels "$t") only in make check; make check-all runs it on every kernel"
 			fi
 			continue
 		fi

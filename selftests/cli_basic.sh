@@ -7,6 +7,10 @@
 # pin replace atomicity and round trip (also in several netlink chunks),
 # dcqcn set/show, stats, flow reset and monitor events (pins-replaced, and
 # qp-add with the pinned port when RDMA traffic runs to guest 2).
+# What it tests is userspace, the same on every kernel: make check runs it
+# on 6.12 only (pin_wire, pin_churn, pin_ynl and nl_fuzz test the module
+# itself on 6.1 too); make check-all runs it on every kernel.
+# rpvm-check-kernels: 6.12
 
 source "$(dirname "$0")/lib.sh"
 

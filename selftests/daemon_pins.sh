@@ -6,6 +6,10 @@
 # ports on the wire, captured at the peer, are the plan's ports for each
 # direction; editing the placement re-pins new QPs; a broken placement keeps
 # the last good plan installed and the daemon says why.
+# What it tests is userspace, the same on every kernel: make check runs it
+# on 6.12 only (pin_wire, pin_churn, pin_ynl and nl_fuzz test the module
+# itself on 6.1 too); make check-all runs it on every kernel.
+# rpvm-check-kernels: 6.12
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/daemon_lib.sh"

@@ -6,6 +6,10 @@
 # move); pins changed behind its back are put back; a module reload is
 # followed by a re-push of pins and DCQCN; a re-created RDMA device gets
 # its DCQCN profile; link down/up of the RoCE netdev is followed.
+# What it tests is userspace, the same on every kernel: make check runs it
+# on 6.12 only (pin_wire, pin_churn, pin_ynl and nl_fuzz test the module
+# itself on 6.1 too); make check-all runs it on every kernel.
+# rpvm-check-kernels: 6.12
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/daemon_lib.sh"

@@ -7,6 +7,10 @@
 # Debian's node_exporter serves it through its textfile collector without
 # a scrape error; readers never see a partial file; and a path set with
 # more live QPs than ports makes rocepathd warn (NCCL QPs vs placement).
+# What it tests is userspace, the same on every kernel: make check runs it
+# on 6.12 only (pin_wire, pin_churn, pin_ynl and nl_fuzz test the module
+# itself on 6.1 too); make check-all runs it on every kernel.
+# rpvm-check-kernels: 6.12
 
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/daemon_lib.sh"
