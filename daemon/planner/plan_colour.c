@@ -480,41 +480,13 @@ static bool repair(struct rp_plan *pl, struct pair *p)
 	return false;
 }
 
-static uint32_t mix32(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7FEB352Du;
-	x ^= x >> 15;
-	x *= 0x846CA68Bu;
-	return x ^ (x >> 16);
-}
-
-
-/*
- * Pair order for the greedy pass. Attempt 0: most constrained first (fewest
- * common spines, then largest demand); later attempts: a deterministic
- * pseudo-random order.
- */
+/* Pair order for the greedy pass: rp_plan_pair_cmp's, pods not first. */
 static int cmp_porder(const void *a, const void *b, void *ctx)
 {
 	const struct rp_plan *pl = ctx;
-	int order_attempt = pl->attempt;
-	int i = *(const int *)a, k = *(const int *)b;
-	const struct pair *x = &pl->pairs[i], *y = &pl->pairs[k];
 
-	if (order_attempt) {
-		uint32_t hx = mix32(i * 0x9E3779B9u + order_attempt);
-		uint32_t hy = mix32(k * 0x9E3779B9u + order_attempt);
-
-		if (hx != hy)
-			return hx < hy ? -1 : 1;
-		return i - k;
-	}
-	if (x->nc != y->nc)
-		return x->nc < y->nc ? -1 : 1;
-	if (x->d != y->d)
-		return x->d > y->d ? -1 : 1;
-	return i - k;
+	return rp_plan_pair_cmp(pl, *(const int *)a, *(const int *)b,
+				pl->attempt, false);
 }
 
 int rp_plan_colour(struct rp_plan *pl, int T, int attempt)

@@ -594,3 +594,33 @@ int rp_plan_make_pairs(struct rp_plan *pl)
 	return 0;
 }
 
+static uint32_t mix32(uint32_t x)
+{
+	x ^= x >> 16;
+	x *= 0x7FEB352Du;
+	x ^= x >> 15;
+	x *= 0x846CA68Bu;
+	return x ^ (x >> 16);
+}
+
+int rp_plan_pair_cmp(const struct rp_plan *pl, int i, int k, int attempt,
+		     bool xpod_first)
+{
+	const struct pair *x = &pl->pairs[i], *y = &pl->pairs[k];
+
+	if (attempt) {
+		uint32_t hx = mix32(i * 0x9E3779B9u + attempt);
+		uint32_t hy = mix32(k * 0x9E3779B9u + attempt);
+
+		if (hx != hy)
+			return hx < hy ? -1 : 1;
+		return i - k;
+	}
+	if (xpod_first && x->xpod != y->xpod)
+		return x->xpod ? -1 : 1;
+	if (x->nc != y->nc)
+		return x->nc < y->nc ? -1 : 1;
+	if (x->d != y->d)
+		return x->d > y->d ? -1 : 1;
+	return i - k;
+}

@@ -440,38 +440,13 @@ static int place(struct rp_plan *pl, int fi, int depth)
 	return ret;
 }
 
-static uint32_t mix32(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7FEB352Du;
-	x ^= x >> 15;
-	x *= 0x846CA68Bu;
-	return x ^ (x >> 16);
-}
-
-/* As the colouring: most constrained first, then pseudo-random orders. */
+/* As the colouring, with the pairs between pods first. */
 static int cmp_porder(const void *a, const void *b, void *ctx)
 {
 	const struct rp_plan *pl = ctx;
-	int at = pl->route->attempt;
-	int i = *(const int *)a, k = *(const int *)b;
-	const struct pair *x = &pl->pairs[i], *y = &pl->pairs[k];
 
-	if (at) {
-		uint32_t hx = mix32(i * 0x9E3779B9u + at);
-		uint32_t hy = mix32(k * 0x9E3779B9u + at);
-
-		if (hx != hy)
-			return hx < hy ? -1 : 1;
-		return i - k;
-	}
-	if (x->xpod != y->xpod)
-		return x->xpod ? -1 : 1;
-	if (x->nc != y->nc)
-		return x->nc < y->nc ? -1 : 1;
-	if (x->d != y->d)
-		return x->d > y->d ? -1 : 1;
-	return i - k;
+	return rp_plan_pair_cmp(pl, *(const int *)a, *(const int *)b,
+				pl->route->attempt, true);
 }
 
 int rp_plan_route_assign(struct rp_plan *pl, int T, int attempt)
