@@ -7,7 +7,7 @@
 #   make check-all  the same with every VM test on every test kernel
 #   make check-debug  every VM test on a KASAN/lockdep/kmemleak kernel,
 #                   the unload stress and fuzzing (slow: own lane)
-#   make fuzz       1,000,000 fuzzed netlink messages per phase, debug kernel
+#   make fuzz       1,000,000 fuzzed netlink messages (500,000 per phase), debug kernel
 #   make demo       two soft-RoCE guests, rocepathd, RDMA traffic
 #   make bench      benchmarks
 #   make deb        Debian packages rocepath, rocepath-dkms, rocepath-slurm
