@@ -30,9 +30,10 @@
 #   ynl ARGS...                 the kernel's YNL CLI on the rocepath spec
 #                               (guest 1); $YNL_CMD is the same command line
 #                               for on_host strings
-#   ynl_stage N [FILE...]       copy the YNL CLI, its lib/, the spec (and
-#                               FILEs) to a directory of guest N that uid
-#                               65534 can read and print that directory
+#   ynl_stage N [FILE...]       copy the YNL CLI, its lib/, ynl_cli.py,
+#                               the spec (and FILEs) to a directory of
+#                               guest N that uid 65534 can read and print
+#                               that directory
 #   ynl_unpriv N                print a YNL command line that runs as uid
 #                               65534 on guest N from those copies
 #   ip_hex ADDR                 an address as YNL shows and takes binary
@@ -417,7 +418,8 @@ ynl_stage() {
 	local d=/tmp/rocepath-ynl-unpriv n=$1
 
 	shift
-	on_host "$n" "rm -rf $d && mkdir -p $d && cp -r $YNL_CLI $YNL_DIR/lib $YNL_SPEC $* $d/ &&
+	on_host "$n" "rm -rf $d && mkdir -p $d && cp -r $YNL_CLI $YNL_DIR/lib $YNL_SPEC \
+		$ROCEPATH_TOP/selftests/ynl_cli.py $* $d/ &&
 		chmod -R a+rX $d" >/dev/null || return 1
 	echo "$d"
 }
@@ -426,7 +428,7 @@ ynl_unpriv() {
 	local d
 
 	d=$(ynl_stage "$1") || return 1
-	echo "setpriv --reuid=65534 --regid=65534 --clear-groups python3 $d/cli.py --spec $d/${YNL_SPEC##*/} --no-schema"
+	echo "setpriv --reuid=65534 --regid=65534 --clear-groups python3 $d/ynl_cli.py $d/cli.py --spec $d/${YNL_SPEC##*/} --no-schema"
 }
 
 ip_hex() {

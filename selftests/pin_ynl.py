@@ -18,12 +18,9 @@ TOP = os.environ.get('ROCEPATH_TOP', os.getcwd())
 # readable copies (ynl_stage) since the checkout may be below /root.
 sys.path.append(os.environ.get('YNL_DIR', os.path.join(TOP, '.cache/linux-src/tools/net/ynl')))
 from lib import YnlFamily, NlError  # noqa: E402
-import yaml  # noqa: E402
+from ynl_cli import use_libyaml  # noqa: E402
 
-# libyaml's loader builds the same spec as YNL's yaml.safe_load, several
-# times faster in a TCG guest (as selftests/ynl_cli.py does for cli.py).
-if getattr(yaml, '__with_libyaml__', False):
-    yaml.safe_load = lambda stream: yaml.load(stream, Loader=yaml.CSafeLoader)
+use_libyaml()
 
 SPEC = os.environ.get('YNL_SPEC', os.path.join(TOP, 'Documentation/netlink/specs/rocepath.yaml'))
 SCHEMA = os.path.join(TOP, '.cache/linux-src/Documentation/netlink/genetlink-legacy.yaml')
