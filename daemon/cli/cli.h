@@ -48,6 +48,32 @@ int cmd_nccl_env(int argc, char **argv, const struct rp_cli *cli);
 /* iproute2 matches(): true when arg is a non-empty prefix of word. */
 bool rp_matches(const char *arg, const char *word);
 
+/*
+ * daemon/cli/kwargs.c: one key of a "KEY VALUE ..." argument list. It
+ * stores its value as a string (str), a number in lo..hi (num), or, when
+ * repeatable, appends it to list (nlist entries so far, at most max).
+ * Keys are matched by prefix in table order; the table ends with a NULL
+ * name and has fewer than 32 keys.
+ */
+struct cli_kw {
+	const char *name;
+	const char **str;
+	unsigned int *num;
+	unsigned int lo, hi;
+	const char **list;
+	size_t *nlist;
+	size_t max;
+};
+
+/*
+ * Parses argv against kw for command cmd: 0 when done, 1 after "help"
+ * printed usage, -EINVAL (the error printed) for an unknown key, a key
+ * without a value, a non-repeatable key given twice, a number out of
+ * range or a list that is full.
+ */
+int cli_kw_parse(const char *cmd, int argc, char **argv,
+		 const struct cli_kw *kw, void (*usage)(void));
+
 /* ---- Helpers shared by the cmd_*.c files (rocepath.c) ---- */
 struct rp_nl;
 struct rp_qp;

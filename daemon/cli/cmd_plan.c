@@ -38,32 +38,19 @@ int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 	struct rp_err err;
 	char buf[1200];
 	int ret;
+	const struct cli_kw kw[] = {
+		{ .name = "topology", .str = &topo },
+		{ .name = "placement", .str = &place },
+		{ .name = "host", .str = &host },
+		{ .name = "previous", .str = &prev },
+		{ .name = "probes", .list = probes, .nlist = &nprobes,
+		  .max = sizeof(probes) / sizeof(probes[0]) },
+		{ 0 }
+	};
 
-	while (argc > 0) {
-		const char **dst;
-
-		if (rp_matches(*argv, "topology"))
-			dst = &topo;
-		else if (rp_matches(*argv, "placement"))
-			dst = &place;
-		else if (rp_matches(*argv, "host"))
-			dst = &host;
-		else if (rp_matches(*argv, "previous"))
-			dst = &prev;
-		else if (rp_matches(*argv, "probes") && nprobes < 16)
-			dst = &probes[nprobes++];
-		else if (rp_matches(*argv, "help")) {
-			usage();
-			return 0;
-		} else {
-			return rp_error("plan: unknown argument \"%s\"", *argv);
-		}
-		if (argc < 2)
-			return rp_error("plan: \"%s\" needs a value", *argv);
-		*dst = argv[1];
-		argc -= 2;
-		argv += 2;
-	}
+	ret = cli_kw_parse("plan", argc, argv, kw, usage);
+	if (ret)
+		return ret > 0 ? 0 : ret;
 	/* Errors are one line (Documentation/cli.rst); "plan help" shows usage. */
 	if (!topo || !place)
 		return rp_error("plan: topology and placement files are required");

@@ -28,18 +28,6 @@ static void usage(void)
 		"                      [rate PPS] [tries N] [timeout MS] [ttl N]\n");
 }
 
-static int num_arg(const char *key, const char *val, uint32_t lo, uint32_t hi,
-		   unsigned int *out)
-{
-	uint32_t v;
-
-	if (rp_parse_u32(val, hi, &v) || v < lo)
-		return rp_error("probe: %s \"%s\": not a number in %u..%u", key,
-				val, lo, hi);
-	*out = v;
-	return 0;
-}
-
 static json_object *report_json(const struct rp_topo *t, const char *host,
 				const struct rp_probes *ps,
 				const struct rp_probe_report *r)
@@ -97,43 +85,21 @@ int cmd_probe(int argc, char **argv, const struct rp_cli *cli)
 	struct rp_err err;
 	char buf[1200];
 	int ret;
+	const struct cli_kw kw[] = {
+		{ .name = "topology", .str = &topo },
+		{ .name = "placement", .str = &place },
+		{ .name = "host", .str = &host },
+		{ .name = "out", .str = &out },
+		{ .name = "rate", .num = &o.rate_pps, .lo = 1, .hi = 100000 },
+		{ .name = "tries", .num = &o.tries, .lo = 1, .hi = 100 },
+		{ .name = "timeout", .num = &o.timeout_ms, .lo = 1, .hi = 60000 },
+		{ .name = "ttl", .num = &o.ttl, .lo = 1, .hi = 255 },
+		{ 0 }
+	};
 
-	while (argc > 0) {
-		const char **dst = NULL;
-		unsigned int *num = NULL;
-		uint32_t lo = 1, hi = 0;
-
-		if (rp_matches(*argv, "topology"))
-			dst = &topo;
-		else if (rp_matches(*argv, "placement"))
-			dst = &place;
-		else if (rp_matches(*argv, "host"))
-			dst = &host;
-		else if (rp_matches(*argv, "out"))
-			dst = &out;
-		else if (rp_matches(*argv, "rate"))
-			num = &o.rate_pps, hi = 100000;
-		else if (rp_matches(*argv, "tries"))
-			num = &o.tries, hi = 100;
-		else if (rp_matches(*argv, "timeout"))
-			num = &o.timeout_ms, hi = 60000;
-		else if (rp_matches(*argv, "ttl"))
-			num = &o.ttl, hi = 255;
-		else if (rp_matches(*argv, "help")) {
-			usage();
-			return 0;
-		} else {
-			return rp_error("probe: unknown argument \"%s\"", *argv);
-		}
-		if (argc < 2)
-			return rp_error("probe: \"%s\" needs a value", *argv);
-		if (dst)
-			*dst = argv[1];
-		else if (num_arg(argv[0], argv[1], lo, hi, num))
-			return -EINVAL;
-		argc -= 2;
-		argv += 2;
-	}
+	ret = cli_kw_parse("probe", argc, argv, kw, usage);
+	if (ret)
+		return ret > 0 ? 0 : ret;
 	if (!topo || !place || !host)
 		return rp_error("probe: topology, placement and host are required");
 	memset(&err, 0, sizeof(err));

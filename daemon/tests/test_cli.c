@@ -115,9 +115,9 @@ static int run(const char *const *args, char *out, size_t olen, char *err,
 		return -1;
 	pid = fork();
 	if (!pid) {
-		const char *argv[32] = { bin };
+		const char *argv[40] = { bin };
 
-		for (int i = 0; i < 30 && args[i]; i++)
+		for (int i = 0; i < 38 && args[i]; i++)
 			argv[i + 1] = args[i];
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
@@ -146,7 +146,7 @@ static int run(const char *const *args, char *out, size_t olen, char *err,
 }
 
 static const struct {
-	const char *args[12];
+	const char *args[36];
 	int status;
 	const char *err;	/* expected stderr prefix ("" = empty) */
 } cases[] = {
@@ -234,6 +234,23 @@ static const struct {
 	{ { "plan", "topology" }, 1, "Error: plan: \"topology\" needs a value" },
 	{ { "plan", "topology", "t.json" }, 1,
 	  "Error: plan: topology and placement files are required" },
+	{ { "plan", "topology", "t", "placement", "p", "topology", "u" }, 1,
+	  "Error: plan: topology: given twice" },
+	{ { "plan", "probes", "1", "probes", "2", "probes", "3", "probes", "4",
+	    "probes", "5", "probes", "6", "probes", "7", "probes", "8",
+	    "probes", "9", "probes", "10", "probes", "11", "probes", "12",
+	    "probes", "13", "probes", "14", "probes", "15", "probes", "16",
+	    "probes", "17" }, 1, "Error: plan: more than 16 probes arguments" },
+	{ { "probe", "host", "h1", "h", "h2" }, 1,
+	  "Error: probe: host: given twice" },
+	{ { "probe", "rate", "0" }, 1,
+	  "Error: probe: rate \"0\": not a number in 1..100000" },
+	{ { "probe", "ttl", "256" }, 1,
+	  "Error: probe: ttl \"256\": not a number in 1..255" },
+	{ { "probe", "tries" }, 1, "Error: probe: \"tries\" needs a value" },
+	{ { "probe", "frob", "1" }, 1, "Error: probe: unknown argument \"frob\"" },
+	{ { "probe", "topology", "t", "placement", "p" }, 1,
+	  "Error: probe: topology, placement and host are required" },
 };
 
 TEST(bad_input_rejected_before_sending)
