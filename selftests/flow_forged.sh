@@ -28,7 +28,10 @@ stats() {
 		jq -c '.stats'
 }
 
-pcap=$RUN_DIR/flow_forged.pcap
+# On the guest's tmpfs, copied to $RUN_DIR when done: written packet by
+# packet to the 9p share, the capture fell behind the ping-pong on the
+# debug kernel and the kernel dropped what its ring could not hold.
+pcap=/tmp/flow_forged.pcap
 tcpdump -i "$NETDEV" -nn -U -w "$pcap" udp port 4791 2>/dev/null &
 tdpid=$!
 defer "kill $tdpid"
@@ -66,6 +69,7 @@ kill_bg 2 pp
 sleep 2
 kill -INT "$tdpid"
 wait "$tdpid" 2>/dev/null
+cp "$pcap" "$RUN_DIR/"
 
 wire() {
 	tshark -r "$pcap" -Y "$1" -T fields -e frame.number 2>/dev/null | grep -c .
