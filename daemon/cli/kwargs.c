@@ -5,6 +5,7 @@
  * a key without a value and a number out of range the same way.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -60,8 +61,12 @@ int cli_kw_parse(const char *cmd, int argc, char **argv,
 		if (argc < 2)
 			return rp_error("%s: \"%s\" needs a value", cmd, argv[0]);
 		bit = 1u << (k - kw);
-		if (!k->list && (seen & bit))
-			return rp_error("%s: %s: given twice", cmd, k->name);
+		if (!k->list && (seen & bit)) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "%s: %s", cmd, k->name);
+			return cli_dup(what);
+		}
 		seen |= bit;
 		ret = kw_store(cmd, k, argv[1]);
 		if (ret)
