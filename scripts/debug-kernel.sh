@@ -66,7 +66,7 @@ else
 		tar -xf "$tarball" -C "$src" --strip-components=1 || die "extracting $tarball failed"
 		touch "$src/.done"
 	fi
-	rm -rf "$kdir" && mkdir -p "$kdir" "$root"
+	rm -rf "$kdir" && mkdir -p "$root"
 	t0=$(date +%s)
 	# A config change rebuilds only what depends on the options changed
 	# (kbuild tracks each object's CONFIG_ use), so seed the new build
