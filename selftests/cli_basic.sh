@@ -14,18 +14,17 @@
 
 source "$(dirname "$0")/lib.sh"
 
-RP=${RP_CLI:-$ROCEPATH_TOP/daemon/rocepath}
 
 require_module
 require_cmd python3
-[ -x "$RP" ] || ksft_skip_all "rocepath not built ($RP): make -C daemon"
+require_cli
 
 T=$(mktemp -d /tmp/cli_basic.XXXXXX)
 defer rm -rf "$T"
 
 # rp ARGS...: run the CLI, stdout in $T/out, stderr in $T/err, return its code.
 rp() {
-	"$RP" "$@" >"$T/out" 2>"$T/err"
+	"$RP_CLI" "$@" >"$T/out" 2>"$T/err"
 }
 
 # jcheck PYEXPR: evaluate a Python expression over d = json.load($T/out).
@@ -176,14 +175,14 @@ done
 (
 	trap - EXIT
 	for i in $(seq 40); do
-		"$RP" pin replace file "$T/set49152.json" && sleep 0.1 &&
-			"$RP" pin replace file "$T/set49153.json" && sleep 0.1 || exit 1
+		"$RP_CLI" pin replace file "$T/set49152.json" && sleep 0.1 &&
+			"$RP_CLI" pin replace file "$T/set49153.json" && sleep 0.1 || exit 1
 	done
 ) &
 racer=$!
 race_ok=1
 for i in $(seq 8); do
-	"$RP" -j pin show >"$T/race.json" 2>"$T/race.err" || { log "pin show: $(cat "$T/race.err")"; race_ok=0; continue; }
+	"$RP_CLI" -j pin show >"$T/race.json" 2>"$T/race.err" || { log "pin show: $(cat "$T/race.err")"; race_ok=0; continue; }
 	python3 - "$T/race.json" <<'PY' || race_ok=0
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -198,7 +197,7 @@ kill $racer 2>/dev/null
 wait $racer 2>/dev/null
 [ $race_ok = 1 ] && ksft_pass "pin show never returns a torn set while replaces race it" ||
 	ksft_fail "pin show never returns a torn set while replaces race it"
-"$RP" pin flush
+"$RP_CLI" pin flush
 
 # ---- qp / flow ----
 ok_json "qp show -j is an array" "isinstance(d, list)" -j qp show
@@ -252,9 +251,9 @@ else
 fi
 
 # ---- monitor ----
-on_host_bg 1 mon "timeout 60 '$RP' -j monitor"
+on_host_bg 1 mon "timeout 60 '$RP_CLI' -j monitor"
 sleep 2
-"$RP" pin replace file "$T/saved.json"
+"$RP_CLI" pin replace file "$T/saved.json"
 # qp-add events need RDMA: ibv_rc_pingpong to guest 2, with a pin on it.
 # gid_v4 N: guest N's IPv4-mapped RoCEv2 GID index (from sysfs).
 gid_v4() {
@@ -267,8 +266,8 @@ gid_v4() {
 have_rdma=0
 if command -v ibv_rc_pingpong >/dev/null && [ "${NHOSTS:-2}" -ge 2 ] &&
    g1=$(gid_v4 1) && g2=$(gid_v4 2); then
-	"$RP" pin flush
-	"$RP" pin add remote "$PEER_IP4" sport 51000
+	"$RP_CLI" pin flush
+	"$RP_CLI" pin add remote "$PEER_IP4" sport 51000
 	on_host_bg 2 srv "timeout 90 ibv_rc_pingpong -d $IBDEV -g $g2 -n 5"
 	sleep 2
 	retry 10 2 timeout 30 ibv_rc_pingpong -d "$IBDEV" -g "$g1" -n 5 "$PEER_IP4" >/dev/null 2>&1 &&
@@ -276,7 +275,7 @@ if command -v ibv_rc_pingpong >/dev/null && [ "${NHOSTS:-2}" -ge 2 ] &&
 	wait_bg 2 srv 30 >/dev/null
 fi
 sleep 2
-"$RP" pin flush
+"$RP_CLI" pin flush
 sleep 2
 kill_bg 1 mon
 out=$(cat "${RPVM_BG_DIR:-/tmp/rocepath-bg.$$}/1.mon.out" 2>/dev/null)
@@ -308,14 +307,14 @@ fi
 if command -v valgrind >/dev/null; then
 	vg_ok=1
 	# A dump, a chunked transaction, a kernel rejection with extack.
-	"$RP" pin flush
+	"$RP_CLI" pin flush
 	for args in "pin replace file $T/set49152.json" "-j pin show" \
 		    "pin add remote 10.1.0.0 sport 49152"; do
 		valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
-			--error-exitcode=99 "$RP" $args >/dev/null 2>"$T/vg"
+			--error-exitcode=99 "$RP_CLI" $args >/dev/null 2>"$T/vg"
 		[ $? = 99 ] && { vg_ok=0; log "valgrind: rocepath $args"; sed 's/^/#   /' "$T/vg" | head -20; }
 	done
-	"$RP" pin flush
+	"$RP_CLI" pin flush
 	[ $vg_ok = 1 ] && ksft_pass "valgrind-clean on live requests" ||
 		ksft_fail "valgrind-clean on live requests"
 else

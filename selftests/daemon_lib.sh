@@ -18,9 +18,14 @@ fi
 
 RPD_DIR=/run/rocepath
 RPD_BIN=${RPD_BIN:-$ROCEPATH_TOP/daemon/rocepathd/rocepathd}
-RP_CLI=${RP_CLI:-$ROCEPATH_TOP/daemon/rocepath}
 RPD_EXAMPLE=${RPD_EXAMPLE:-$ROCEPATH_TOP/examples/two-host}
 NHOSTS=${NHOSTS:-2}
+
+# require_rpd: skip the test unless rocepathd and the CLI are built.
+require_rpd() {
+	[ -x "$RPD_BIN" ] || ksft_skip_all "rocepathd not built ($RPD_BIN): make -C daemon"
+	require_cli
+}
 
 # rpd_setup N: module loaded, files and config in place on guest N.
 rpd_setup() {

@@ -16,8 +16,7 @@ source "$(dirname "$0")/daemon_lib.sh"
 
 require_module
 require_cmd python3 rdma
-[ -x "$RPD_BIN" ] || ksft_skip_all "rocepathd not built ($RPD_BIN): make -C daemon"
-[ -x "$RP_CLI" ] || ksft_skip_all "rocepath not built ($RP_CLI): make -C daemon"
+require_rpd
 
 defer rpd_save_logs
 defer rpd_stop 1

@@ -113,8 +113,8 @@ fq_flag() {
 ksft_test "rp_enable without fq root qdisc is flagged and warned" fq_flag
 
 cli_ok() {
-	local cli=$ROCEPATH_TOP/daemon/rocepath out
-	[ -x "$cli" ] || { echo "daemon/rocepath not built"; return 4; }
+	local cli=$RP_CLI out
+	[ -x "$cli" ] || { echo "rocepath not built ($cli): make -C daemon"; return 4; }
 	out=$($cli -j dcqcn show dev "$IBDEV" 2>&1) || { echo "$out"; return 1; }
 	echo "$out" | jq -e '.[0].rp_ai_rate == 10 and .[0].np_enable == 0' >/dev/null || { echo "$out"; return 1; }
 	out=$($cli dcqcn set dev "$IBDEV" rp_min_dec_fac 0 2>&1) && return 1

@@ -12,8 +12,7 @@
 . "$(dirname "$0")/flow_lib.sh"
 
 require_cmd ib_write_bw tcpdump tshark jq python3 tc
-RP=${RP_CLI:-$ROCEPATH_TOP/daemon/rocepath}
-[ -x "$RP" ] || ksft_skip_all "no $RP: make -C daemon"
+require_cli
 
 rp_load_both rp_rate_floor_kbps=200 || ksft_skip_all "cannot load $ROCEPATH_KO"
 
@@ -52,7 +51,7 @@ write_bw() {
 # h1's flow to h2 with rate state, read with the C CLI: a tenth of a second
 # where a YNL cli.py call takes seconds (tens of them on the debug kernel).
 h1_rate_flow() {
-	"$RP" -j flow show dev "$IBDEV" |
+	"$RP_CLI" -j flow show dev "$IBDEV" |
 		jq -c --arg r "$PEER_IP4" '[.[] | select(.remote == $r and .rate_kbps != null)] | last'
 }
 

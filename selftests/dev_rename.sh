@@ -11,8 +11,7 @@ source "$(dirname "$0")/pin_lib.sh"
 
 require_module
 require_cmd rdma python3
-CLI=$ROCEPATH_TOP/daemon/rocepath
-[ -x "$CLI" ] || ksft_skip_all "no $CLI: make -C daemon"
+require_cli
 churn_prog
 GIDX=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
 NEW=rprename0
@@ -22,7 +21,7 @@ rp_load 1 || ksft_skip_all "cannot load $ROCEPATH_KO"
 defer rp_unload 1
 defer "rdma dev set $NEW name $IBDEV 2>/dev/null"
 
-"$CLI" pin add remote "$PEER_IP4" sport 50010 dev "$IBDEV" >/dev/null ||
+"$RP_CLI" pin add remote "$PEER_IP4" sport 50010 dev "$IBDEV" >/dev/null ||
 	ksft_fail "device-scoped pin add"
 rdma_pingpong >/dev/null 2>&1 || log "rc_pingpong failed: no flow record to check"
 mkfifo "$FIFO"
@@ -34,7 +33,7 @@ defer "echo >&7; exec 7>&-; wait $keep"
 
 # names KIND: the device names in 'rocepath -j KIND show', sorted, unique.
 names() {
-	"$CLI" -j $1 show | python3 -c '
+	"$RP_CLI" -j $1 show | python3 -c '
 import json, sys
 print(" ".join(sorted({o.get("dev") or "-" for o in json.load(sys.stdin)})))'
 }
@@ -50,15 +49,15 @@ renamed() { # FROM TO
 	return $ok
 }
 ksft_test "rename $IBDEV -> $NEW: dev, dcqcn, qp, flow and pin show say $NEW" renamed "$IBDEV" "$NEW"
-ksft_test "dcqcn set takes the new name" "$CLI" dcqcn set dev "$NEW" np_enable 1
+ksft_test "dcqcn set takes the new name" "$RP_CLI" dcqcn set dev "$NEW" np_enable 1
 set_old() {
 	local out
-	out=$("$CLI" dcqcn set dev "$IBDEV" np_enable 1 2>&1) && return 1
+	out=$("$RP_CLI" dcqcn set dev "$IBDEV" np_enable 1 2>&1) && return 1
 	log "$out"
 	grep -q "no such rdma device" <<<"$out"
 }
 ksft_test "dcqcn set refuses the old name: no such rdma device" set_old
 ksft_test "dcqcn show of $NEW has the value set" \
-	bash -c "'$CLI' -j dcqcn show dev '$NEW' | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[0][\"np_enable\"] != 1)'"
+	bash -c "'$RP_CLI' -j dcqcn show dev '$NEW' | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[0][\"np_enable\"] != 1)'"
 ksft_test "rename back $NEW -> $IBDEV: every show says $IBDEV" renamed "$NEW" "$IBDEV"
 ksft_exit

@@ -20,8 +20,7 @@
 fabric_require
 require_module
 require_cmd ib_write_bw python3 jq tc busybox
-RP_CLI=${RP_CLI:-$ROCEPATH_TOP/daemon/rocepath}
-[ -x "$RP_CLI" ] || ksft_skip_all "rocepath not built (make -C daemon)"
+require_cli
 
 # Tunables (selftests/settings env=): the phases (off: no ECT, no CNP;
 # ecn: the RP marks data ECT(0) but h3 sends no CNPs; on: DCQCN), the

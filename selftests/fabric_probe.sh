@@ -22,7 +22,7 @@
 fabric_require
 require_module
 require_cmd ib_write_bw python3
-[ -x "$RP_CLI" ] && [ -x "$RPD_BIN" ] || ksft_skip_all "rocepath/rocepathd not built (make -C daemon)"
+require_rpd
 
 W=$RUN_DIR/fabric-probe
 mkdir -p "$W"

@@ -74,8 +74,8 @@ sport_ok() {
 ksft_test "flow sport is the QP's wire source port" sport_ok
 
 cli_ok() {
-	local cli=$ROCEPATH_TOP/daemon/rocepath out want
-	[ -x "$cli" ] || { echo "daemon/rocepath not built"; return 4; }
+	local cli=$RP_CLI out want
+	[ -x "$cli" ] || { echo "rocepath not built ($cli): make -C daemon"; return 4; }
 	out=$($cli -j flow show dev "$IBDEV" 2>&1) || { echo "$out"; return 1; }
 	echo "$out"
 	want=$(flows_json 1 | jq '[.[] | ."tx-packets"] | add')

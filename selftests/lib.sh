@@ -48,6 +48,8 @@ KSFT_SKIP=4
 : "${RPVM_AGENT_PORT:=7000}"
 : "${RPVM_TIMEOUT:=300}"
 : "${RUN_DIR:=/tmp}"
+# The rocepath CLI the tests drive; `make -C daemon` builds it.
+: "${RP_CLI:=$ROCEPATH_TOP/daemon/rocepath}"
 
 # The kernel's YNL CLI (from the linux-source the deps step unpacked) on
 # the rocepath spec. --no-schema: validating the spec against the schema
@@ -135,6 +137,10 @@ require_cmd() {
 	for c in "$@"; do
 		command -v "$c" >/dev/null || ksft_skip_all "$c is not installed"
 	done
+}
+
+require_cli() {
+	[ -x "$RP_CLI" ] || ksft_skip_all "rocepath not built ($RP_CLI): make -C daemon"
 }
 
 require_module() {

@@ -23,7 +23,7 @@ PROM=$TEXTFILE_DIR/rocepath.prom
 
 require_module
 require_cmd ib_write_bw python3
-[ -x "$RPD_BIN" ] || ksft_skip_all "rocepathd not built ($RPD_BIN): make -C daemon"
+require_rpd
 [ -x "$PROMTOOL" ] && [ -x "$NODE_EXPORTER" ] ||
 	ksft_skip_all "no promtool/node_exporter in $PROM_DIR: run scripts/deps.sh (scripts/prom-tools.sh)"
 
@@ -56,7 +56,7 @@ check_content() {
 	# A bounded sample for the log (the run directory goes on success).
 	grep -E '^rocepath_(plan_[a-z_]*flows|rule_[a-z_]*|flow_tx_[a-z_]*total)[{ ]' \
 		"$RUN_DIR/metrics.prom" | head -n 10 | sed 's/^/sample: /'
-	"$ROCEPATH_TOP/daemon/rocepath" -j plan topology "$RPD_EXAMPLE/topology.json" \
+	"$RP_CLI" -j plan topology "$RPD_EXAMPLE/topology.json" \
 		placement "$RPD_EXAMPLE/placement.json" >"$RUN_DIR/plan.json" || return 1
 	python3 - "$RUN_DIR/metrics.prom" "$RUN_DIR/plan.json" "$want_ports" <<'PY'
 import json, re, sys

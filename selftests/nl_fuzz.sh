@@ -22,12 +22,11 @@ source "$(dirname "$0")/lib.sh"
 : "${NL_FUZZ_COUNT:=10000}"
 : "${NL_FUZZ_SEED:=1}"
 : "${NL_FUZZ_START:=0}"
-RP=${RP_CLI:-$ROCEPATH_TOP/daemon/rocepath}
 
 require_module
 require_cmd python3 ib_write_bw
 python3 -c 'import yaml' 2>/dev/null || ksft_skip_all "python3-yaml is not installed"
-[ -x "$RP" ] || ksft_skip_all "rocepath not built ($RP): make -C daemon"
+require_cli
 
 LGID=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
 RGID=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
@@ -60,8 +59,8 @@ defer stop_traffic
 
 # A monitor listener on each guest takes every notification the fuzzing
 # causes there.
-on_host_bg 1 monitor "exec $RP monitor >$T/monitor-h1.out 2>&1"
-on_host_bg 2 monitor "exec $RP monitor >$T/monitor-h2.out 2>&1"
+on_host_bg 1 monitor "exec $RP_CLI monitor >$T/monitor-h1.out 2>&1"
+on_host_bg 2 monitor "exec $RP_CLI monitor >$T/monitor-h2.out 2>&1"
 
 # Kernels with kmemleak (the debug lane): forget what was suspected before.
 KMEMLEAK=/sys/kernel/debug/kmemleak
@@ -97,7 +96,7 @@ done
 for n in 1 2; do
 	for what in "pin show" "qp show" "flow show" "dcqcn show" "stats"; do
 		ksft_test "h$n: rocepath -j $what parses as JSON after the fuzzing" \
-			on_host $n "timeout 60 $RP -j $what | python3 -c 'import json, sys; json.load(sys.stdin)'"
+			on_host $n "timeout 60 $RP_CLI -j $what | python3 -c 'import json, sys; json.load(sys.stdin)'"
 	done
 done
 

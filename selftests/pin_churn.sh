@@ -17,8 +17,7 @@ source "$(dirname "$0")/pin_lib.sh"
 
 require_module
 require_ynl
-
-RP=$ROCEPATH_TOP/daemon/rocepath
+require_cli
 churn_prog
 GIDX=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
 R4=$(ip_hex "$PEER_IP4")
@@ -35,7 +34,7 @@ defer rp_unload 1
 
 # stat NAME: one counter of stats-get (NAME as in the spec, qps-rolled-back).
 stat() {
-	"$RP" -j stats | python3 -c "import json,sys; print(json.load(sys.stdin)['${1//-/_}'])"
+	"$RP_CLI" -j stats | python3 -c "import json,sys; print(json.load(sys.stdin)['${1//-/_}'])"
 }
 
 # qps: "lqpn rqpn sport pinned default-sport rule" of h1's tracked QPs;
@@ -43,7 +42,7 @@ stat() {
 # "k=v,..." with the spec's names, sorted, the remote in hex as the kernel
 # holds it ("ibdev=rxe0,remote=c0000202,rqpn=4660").
 qps() {
-	"$RP" -j qp show | python3 -c '
+	"$RP_CLI" -j qp show | python3 -c '
 import ipaddress, json, sys
 for q in json.load(sys.stdin):
     r = q["rule"]
@@ -58,7 +57,7 @@ for q in json.load(sys.stdin):
 
 # pin_qps: "remote [sports] [live QPs per port]" of each pin.
 pin_qps() {
-	"$RP" -j pin show | python3 -c '
+	"$RP_CLI" -j pin show | python3 -c '
 import json, sys
 for p in json.load(sys.stdin):
     print(p["remote"], p["sports"], p["sport_qps"])'
@@ -93,7 +92,7 @@ ntfs_ge() {
 	[ "$(grep -c '^NTF qp-' "$RUN_DIR/monitor.out")" -ge "$1" ]
 }
 
-"$RP" pin add remote "$PEER_IP4" sport 50003,50002,50001,50000
+"$RP_CLI" pin add remote "$PEER_IP4" sport 50003,50002,50001,50000
 
 # 1. Path-set spread on kept QPs.
 keep 8
@@ -138,12 +137,12 @@ release
 	ksft_fail "a lone QP takes the lowest port (got $got)"
 
 # 3. An exact rule beats the path set; a device-scoped set beats a global one.
-"$RP" pin add remote "$PEER_IP4" rqpn 4660 sport 60000
+"$RP_CLI" pin add remote "$PEER_IP4" rqpn 4660 sport 60000
 keep 2 -r 4660
 got=$(qps | sort -k2n | awk '{ printf "%s:%s ", $2, $3 }')
 rules=$(qps | sort -k2n | awk '{ printf "%s:%s ", $2, $6 }')
-cli_json=$("$RP" -j qp show 2>&1)
-cli_text=$("$RP" qp show 2>&1)
+cli_json=$("$RP_CLI" -j qp show 2>&1)
+cli_text=$("$RP_CLI" qp show 2>&1)
 release
 [ "$got" = "4660:60000 4661:50000 " ] &&
 	ksft_pass "exact rqpn rule wins over the path set" ||
@@ -163,7 +162,7 @@ echo "$cli_text" | grep -q "rqpn 4660 .* rule remote $PEER_IP4 rqpn 4660\$" &&
 	echo "$cli_text" | grep -q "rqpn 4661 .* rule remote $PEER_IP4\$" &&
 	ksft_pass "rocepath qp show: the line ends with the rule as pin add takes it" ||
 	ksft_fail "rocepath qp show: the line ends with the rule as pin add takes it ($cli_text)"
-"$RP" pin add remote "$PEER_IP4" dev "$IBDEV" sport 55555
+"$RP_CLI" pin add remote "$PEER_IP4" dev "$IBDEV" sport 55555
 keep 1 -r 9999
 got=$(qps | awk '{ print $3 }')
 rules=$(qps | awk '{ print $6 }')
@@ -175,7 +174,7 @@ release
 	ksft_fail "qp-get names the device-scoped rule (ibdev, remote) (got '$rules')"
 
 # 4. No rule: listed unpinned, on the default port.
-"$RP" pin flush
+"$RP_CLI" pin flush
 keep 1
 got=$(qps | awk '{ print $4, ($3 == $5), $6 }')
 release
@@ -184,7 +183,7 @@ release
 	ksft_fail "without a rule a QP is unpinned, with no rule, on its default port (got '$got')"
 
 # 5. 10,000 create/modify/destroy cycles leave nothing behind.
-"$RP" pin add remote "$PEER_IP4" sport 50000,50001
+"$RP_CLI" pin add remote "$PEER_IP4" sport 50000,50001
 seen0=$(stat qps-pinned)
 out=$("$CHURN" -d "$IBDEV" -g "$GIDX" -a "$PEER_IP4" -n 10000 2>&1)
 log "$out"

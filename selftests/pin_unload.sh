@@ -13,8 +13,7 @@ require_module
 require_cmd ib_write_bw
 # The CLI, not cli.py, pins in the loop: a YNL call costs 2 to 5 s of
 # Python in a TCG guest, the CLI a tenth of a second.
-RP=$ROCEPATH_TOP/daemon/rocepath
-[ -x "$RP" ] || ksft_skip_all "rocepath not built ($RP): make -C daemon"
+require_cli
 
 churn_prog
 GIDX=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
@@ -41,7 +40,7 @@ for i in $(seq 1 20); do
 	[ "$(awk '$3 ~ /^(_ib_modify_qp|ib_destroy_qp_user)\+/ { sub(/\+.*/, "", $3); print $2, $3 }' <<<"$list" |
 	     LC_ALL=C sort | tr '\n' ' ')" = "r _ib_modify_qp r ib_destroy_qp_user " ] &&
 		probed=1 || log_list=$list
-	"$RP" pin add remote "$PEER_IP4" sport 50000,50001 || log "pin add in cycle $i failed"
+	"$RP_CLI" pin add remote "$PEER_IP4" sport 50000,50001 || log "pin add in cycle $i failed"
 	sleep 0.5
 	rmmod rocepath || { ok=0; log "rmmod $i failed"; break; }
 done

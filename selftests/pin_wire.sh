@@ -23,20 +23,18 @@ defer rp_unload 2
 
 PCAP=$ROCEPATH_TOP/selftests/pin_pcap.py
 
-RP=$ROCEPATH_TOP/daemon/rocepath
-
 # pin N REMOTE PORTS: add a path set on guest N, with the project's CLI when
 # it is built (falling back to YNL, so this stays a test of the kernel).
 pin() {
 	local ports=${3// /}
-	if [ -x "$RP" ] && on_host "$1" "$RP pin add remote $2 sport $ports" >/dev/null; then
+	if [ -x "$RP_CLI" ] && on_host "$1" "$RP_CLI pin add remote $2 sport $ports" >/dev/null; then
 		return 0
 	fi
 	on_host "$1" "$YNL_CMD --do pin-add --json '{\"pin\": {\"remote\": \"$(ip_hex "$2")\", \"sport\": [$ports]}}'" >/dev/null
 }
 
 flush() {
-	if [ -x "$RP" ] && on_host "$1" "$RP pin flush" >/dev/null; then
+	if [ -x "$RP_CLI" ] && on_host "$1" "$RP_CLI pin flush" >/dev/null; then
 		return 0
 	fi
 	on_host "$1" "$YNL_CMD --do pin-flush" >/dev/null

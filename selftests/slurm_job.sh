@@ -18,7 +18,7 @@ SLOG=/var/log/slurm
 
 require_module
 require_cmd slurmctld slurmd munged srun scontrol ib_write_bw tcpdump python3
-[ -x "$RPD_BIN" ] || ksft_skip_all "rocepathd not built ($RPD_BIN): make -C daemon"
+require_rpd
 
 defer rpd_save_logs
 defer rpd_stop 1

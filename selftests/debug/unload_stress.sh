@@ -31,8 +31,7 @@ mod=$(basename "$ko" .ko)
 is_rp=
 [ "$mod" = rocepath ] && is_rp=1
 require_cmd ib_write_bw rdma
-CLI=$ROCEPATH_TOP/daemon/rocepath
-[ -z "$is_rp" ] || [ -x "$CLI" ] || ksft_skip_all "no $CLI: make -C daemon"
+[ -z "$is_rp" ] || require_cli
 
 churn_prog
 GIDX=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
@@ -90,7 +89,7 @@ churn2=$!
 if [ -n "$is_rp" ]; then
 	(
 		while [ ! -e "$STOP" ]; do
-			"$CLI" monitor >/dev/null 2>&1
+			"$RP_CLI" monitor >/dev/null 2>&1
 			sleep 0.1
 		done
 	) &
@@ -98,7 +97,7 @@ if [ -n "$is_rp" ]; then
 		while [ ! -e "$STOP" ]; do
 			for o in "qp show" "pin show" "flow show" "dcqcn show" "dev show" "stats"; do
 				# shellcheck disable=SC2086
-				"$CLI" -j $o >/dev/null 2>&1
+				"$RP_CLI" -j $o >/dev/null 2>&1
 			done
 		done
 	) &
@@ -120,8 +119,8 @@ for i in $(seq 1 "$cycles"); do
 		break
 	fi
 	if [ -n "$is_rp" ]; then
-		"$CLI" pin add remote "$PEER_IP4" sport 50000,50001,50002 >/dev/null 2>&1
-		"$CLI" pin add remote 203.0.113.2 sport 51000,51001 dev rxe_s0 >/dev/null 2>&1
+		"$RP_CLI" pin add remote "$PEER_IP4" sport 50000,50001,50002 >/dev/null 2>&1
+		"$RP_CLI" pin add remote 203.0.113.2 sport 51000,51001 dev rxe_s0 >/dev/null 2>&1
 	fi
 	sleep "0.$((RANDOM % 8 + 1))"
 	for try in 1 2 3 4 5 6 7 8 9 10; do
