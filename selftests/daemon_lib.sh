@@ -16,6 +16,8 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	exit 4
 fi
 
+source "$ROCEPATH_TOP/selftests/pin_lib.sh"
+
 RPD_DIR=/run/rocepath
 RPD_BIN=${RPD_BIN:-$ROCEPATH_TOP/daemon/rocepathd/rocepathd}
 RPD_EXAMPLE=${RPD_EXAMPLE:-$ROCEPATH_TOP/examples/two-host}
@@ -130,22 +132,16 @@ s = s[0] if isinstance(s, list) else s
 print(s.get('generation', ''))"
 }
 
-# rpd_capture_start N: tcpdump RoCEv2 arriving on guest N's test link.
+# rpd_capture_start N SRC: capture RoCEv2 from SRC arriving on guest N.
 rpd_capture_start() {
-	local n=$1
-	on_host "$n" "rm -f $RPD_DIR/cap.pcap; setsid tcpdump -i '$NETDEV' -nn -U -w $RPD_DIR/cap.pcap \
-		'udp dst port 4791 and src host $2' </dev/null >$RPD_DIR/tcpdump.log 2>&1 &
-		echo \$! >$RPD_DIR/tcpdump.pid
-		for i in \$(seq 50); do grep -q listening $RPD_DIR/tcpdump.log && exit 0; sleep 0.1; done
-		cat $RPD_DIR/tcpdump.log; exit 1"
+	cap_start "$1" "rpd-at$1" "udp dst port 4791 and src host $2"
 }
 
 # rpd_capture_ports N: stop the capture; print the source ports seen, sorted.
 rpd_capture_ports() {
-	local n=$1
-	on_host "$n" "sleep 0.5; kill -INT \$(cat $RPD_DIR/tcpdump.pid); sleep 0.5
-		tcpdump -nn -r $RPD_DIR/cap.pcap 2>/dev/null |
-		sed -n 's/.* IP [0-9.]*\.\([0-9]*\) > .*/\1/p' | sort -un"
+	sleep 0.5
+	cap_stop "$1" "rpd-at$1"
+	cap_sports "rpd-at$1" | awk '{ print $2 }'
 }
 
 # rpd_traffic SERVER CLIENT QPS: ib_write_bw with QPS queue pairs.

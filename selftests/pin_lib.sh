@@ -8,30 +8,40 @@ require_ynl() {
 	require_cmd python3
 }
 
-# cap_launch N NAME FILTER: start tcpdump on guest N's $NETDEV, writing
-# $RUN_DIR/NAME.pcap; cap_ready N NAME: it has written its file header.
+# cap_launch N NAME FILTER: start tcpdump on guest N's $NETDEV; cap_ready N
+# NAME: it has written its file header. It writes to the guest's tmpfs: on
+# the 9p share each packet is a slow write, and on the debug kernel tcpdump
+# fell so far behind that the kernel dropped most of a busy capture.
+# cap_stop copies the file to $RUN_DIR/NAME.pcap.
 cap_launch() {
 	local n=$1 name=$2
 	shift 2
-	on_host "$n" "rm -f $RUN_DIR/$name.pcap"
-	on_host_bg "$n" "cap-$name" "exec tcpdump -i $NETDEV -nn -U -w $RUN_DIR/$name.pcap $*"
+	on_host "$n" "rm -f /tmp/rpcap-$name.pcap $RUN_DIR/$name.pcap"
+	on_host_bg "$n" "cap-$name" "exec tcpdump -i $NETDEV -nn -U -w /tmp/rpcap-$name.pcap $*"
 }
 
 cap_ready() {
-	retry 20 0.5 on_host "$1" "test -s $RUN_DIR/$2.pcap" >/dev/null
+	retry 20 0.5 on_host "$1" "test -s /tmp/rpcap-$2.pcap" >/dev/null
+}
+
+# cap_save N NAME: once guest N's tcpdump for NAME has exited, move its file
+# to $RUN_DIR/NAME.pcap.
+cap_save() {
+	on_host "$1" "for i in \$(seq 30); do pgrep -f '^tcpdump .*rpcap-$2[.]pcap' >/dev/null || break; sleep 0.1; done
+		mv /tmp/rpcap-$2.pcap $RUN_DIR/$2.pcap"
 }
 
 # cap_start N NAME FILTER: a capture on guest N, started and ready.
 cap_start() {
 	cap_launch "$@"
-	cap_ready "$1" "$2"
+	cap_ready "$1" "$2" || return 1
 	# tcpdump needs a moment before it sees packets.
 	sleep 1
 }
 
 cap_stop() {
 	kill_bg "$1" "cap-$2" >/dev/null 2>&1
-	sleep 1
+	cap_save "$1" "$2"
 }
 
 # cap_start_both NAME FILTER / cap_stop_both NAME: captures NAME-at1 and
@@ -50,11 +60,13 @@ cap_start_both() {
 cap_stop_both() {
 	kill_bg 1 "cap-$1-at1" >/dev/null 2>&1
 	kill_bg 2 "cap-$1-at2" >/dev/null 2>&1
-	sleep 1
+	cap_save 1 "$1-at1"
+	cap_save 2 "$1-at2"
 }
 
-# cap_sports NAME SRC: "count sport" lines of RoCEv2 packets from SRC.
+# cap_sports NAME [SRC]: "count sport" lines of RoCEv2 packets (from SRC),
+# by port.
 cap_sports() {
-	tcpdump -nn -r "$RUN_DIR/$1.pcap" "src host $2 and udp dst port 4791" 2>/dev/null |
+	tcpdump -nn -r "$RUN_DIR/$1.pcap" "${2:+src host $2 and }udp dst port 4791" 2>/dev/null |
 		awk '{ n = split($3, a, "."); print a[n] }' | sort -n | uniq -c
 }
