@@ -14,7 +14,6 @@
 
 source "$(dirname "$0")/lib.sh"
 
-
 require_module
 require_cmd python3
 require_cli

@@ -113,11 +113,11 @@ fq_flag() {
 ksft_test "rp_enable without fq root qdisc is flagged and warned" fq_flag
 
 cli_ok() {
-	local cli=$RP_CLI out
-	[ -x "$cli" ] || { echo "rocepath not built ($cli): make -C daemon"; return 4; }
-	out=$($cli -j dcqcn show dev "$IBDEV" 2>&1) || { echo "$out"; return 1; }
+	local out
+	[ -x "$RP_CLI" ] || { echo "rocepath not built ($RP_CLI): make -C daemon"; return 4; }
+	out=$("$RP_CLI" -j dcqcn show dev "$IBDEV" 2>&1) || { echo "$out"; return 1; }
 	echo "$out" | jq -e '.[0].rp_ai_rate == 10 and .[0].np_enable == 0' >/dev/null || { echo "$out"; return 1; }
-	out=$($cli dcqcn set dev "$IBDEV" rp_min_dec_fac 0 2>&1) && return 1
+	out=$("$RP_CLI" dcqcn set dev "$IBDEV" rp_min_dec_fac 0 2>&1) && return 1
 	echo "$out"
 	echo "$out" | grep -q "Error: .*rp_min_dec_fac out of range"
 }

@@ -74,9 +74,9 @@ sport_ok() {
 ksft_test "flow sport is the QP's wire source port" sport_ok
 
 cli_ok() {
-	local cli=$RP_CLI out want
-	[ -x "$cli" ] || { echo "rocepath not built ($cli): make -C daemon"; return 4; }
-	out=$($cli -j flow show dev "$IBDEV" 2>&1) || { echo "$out"; return 1; }
+	local out want
+	[ -x "$RP_CLI" ] || { echo "rocepath not built ($RP_CLI): make -C daemon"; return 4; }
+	out=$("$RP_CLI" -j flow show dev "$IBDEV" 2>&1) || { echo "$out"; return 1; }
 	echo "$out"
 	want=$(flows_json 1 | jq '[.[] | ."tx-packets"] | add')
 	echo "$out" | jq -e --argjson w "$want" '
