@@ -234,7 +234,7 @@ kcheck='if [ -w /sys/kernel/debug/kmemleak ]; then
 		cat /sys/kernel/debug/kmemleak
 	fi; dmesg'
 # The guests scan side by side: each has its own vCPU, and a kmemleak scan
-# of a debug guest under TCG takes tens of seconds.
+# of a debug guest under TCG is slow.
 for ((i = 1; i <= nhosts; i++)); do
 	if [ "$i" = 1 ]; then
 		bash -c "$kcheck" 2>&1
