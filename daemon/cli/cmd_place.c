@@ -29,7 +29,6 @@ static void usage(void)
 struct place_args {
 	const char *topo, *place, *out;
 	struct rp_advise_req req;
-	bool have_hosts, have_seed, have_qps, have_policy;
 };
 
 static int parse_rails(const char *s, struct rp_advise_req *req)
@@ -58,97 +57,64 @@ static int parse_rails(const char *s, struct rp_advise_req *req)
 	return ret;
 }
 
+static int parse_policy(const char *s, enum rp_advise_policy *p)
+{
+	if (!strcmp(s, "advise"))
+		*p = RP_ADVISE_BEST;
+	else if (!strcmp(s, "first-fit"))
+		*p = RP_ADVISE_FIRST_FIT;
+	else if (!strcmp(s, "random"))
+		*p = RP_ADVISE_RANDOM;
+	else
+		return rp_error("place: unknown policy \"%s\" (advise, first-fit, random)",
+				s);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct place_args *a)
 {
-	while (argc > 0) {
-		const char *key = argv[0], *val = argc > 1 ? argv[1] : NULL;
-		uint32_t v;
+	const char *rails = NULL, *policy = NULL, *seed = NULL;
+	unsigned int hosts = 0, qps = 0;
+	const struct cli_kw kw[] = {
+		{ .name = "topology", .str = &a->topo },
+		{ .name = "placement", .str = &a->place },
+		{ .name = "job", .str = &a->req.job },
+		{ .name = "hosts", .num = &hosts, .lo = 1, .hi = 1 << 20 },
+		{ .name = "rails", .str = &rails },
+		{ .name = "pattern", .str = &a->req.pattern },
+		{ .name = "qps", .num = &qps, .lo = 1, .hi = 1024 },
+		{ .name = "policy", .str = &policy },
+		{ .name = "seed", .str = &seed },
+		{ .name = "out", .str = &a->out },
+		{ 0 }
+	};
+	int ret;
 
-		if (rp_matches(key, "help")) {
-			usage();
-			return 1;
-		}
-		if (!val)
-			return rp_error("place: \"%s\" needs a value", key);
-		if (rp_matches(key, "topology")) {
-			if (a->topo)
-				return cli_dup("place: topology");
-			a->topo = val;
-		} else if (rp_matches(key, "placement")) {
-			if (a->place)
-				return cli_dup("place: placement");
-			a->place = val;
-		} else if (rp_matches(key, "job")) {
-			if (a->req.job)
-				return cli_dup("place: job");
-			a->req.job = val;
-		} else if (rp_matches(key, "hosts")) {
-			if (a->have_hosts)
-				return cli_dup("place: hosts");
-			if (rp_parse_u32(val, 1 << 20, &v) || !v)
-				return rp_error("place: hosts \"%s\" is not a number in 1..%d",
-						val, 1 << 20);
-			a->req.nhosts = v;
-			a->have_hosts = true;
-		} else if (rp_matches(key, "rails")) {
-			int ret;
-
-			if (a->req.nrails)
-				return cli_dup("place: rails");
-			ret = parse_rails(val, &a->req);
-			if (ret)
-				return ret;
-		} else if (rp_matches(key, "pattern")) {
-			if (a->req.pattern)
-				return cli_dup("place: pattern");
-			if (strcmp(val, "ring") && strcmp(val, "alltoall"))
-				return rp_error("place: unknown pattern \"%s\" (ring, alltoall)",
-						val);
-			a->req.pattern = val;
-		} else if (rp_matches(key, "qps")) {
-			if (a->have_qps)
-				return cli_dup("place: qps");
-			if (rp_parse_u32(val, 1024, &v) || !v)
-				return rp_error("place: qps \"%s\" is not a number in 1..1024",
-						val);
-			a->req.qps = v;
-			a->have_qps = true;
-		} else if (rp_matches(key, "policy")) {
-			if (a->have_policy)
-				return cli_dup("place: policy");
-			if (!strcmp(val, "advise"))
-				a->req.policy = RP_ADVISE_BEST;
-			else if (!strcmp(val, "first-fit"))
-				a->req.policy = RP_ADVISE_FIRST_FIT;
-			else if (!strcmp(val, "random"))
-				a->req.policy = RP_ADVISE_RANDOM;
-			else
-				return rp_error("place: unknown policy \"%s\" (advise, first-fit, random)",
-						val);
-			a->have_policy = true;
-		} else if (rp_matches(key, "seed")) {
-			if (a->have_seed)
-				return cli_dup("place: seed");
-			if (rp_parse_u32(val, UINT32_MAX, &v))
-				return rp_error("place: seed \"%s\" is not a 32-bit number",
-						val);
-			a->req.seed = v;
-			a->have_seed = true;
-		} else if (rp_matches(key, "out")) {
-			if (a->out)
-				return cli_dup("place: out");
-			a->out = val;
-		} else {
-			return rp_error("place: unknown argument \"%s\", try \"rocepath place help\"",
-					key);
-		}
-		argc -= 2;
-		argv += 2;
+	ret = cli_kw_parse("place", argc, argv, kw, usage);
+	if (ret)
+		return ret;
+	if (rails) {
+		ret = parse_rails(rails, &a->req);
+		if (ret)
+			return ret;
 	}
-	if (!a->topo || !a->place || !a->req.job || !a->have_hosts)
+	if (a->req.pattern && strcmp(a->req.pattern, "ring") &&
+	    strcmp(a->req.pattern, "alltoall"))
+		return rp_error("place: unknown pattern \"%s\" (ring, alltoall)",
+				a->req.pattern);
+	if (policy) {
+		ret = parse_policy(policy, &a->req.policy);
+		if (ret)
+			return ret;
+	}
+	if (seed && rp_parse_u32(seed, UINT32_MAX, &a->req.seed))
+		return rp_error("place: seed \"%s\" is not a 32-bit number", seed);
+	if (!a->topo || !a->place || !a->req.job || !hosts)
 		return rp_error("place: topology, placement, job and hosts are required");
-	if (a->have_seed && a->req.policy != RP_ADVISE_RANDOM)
+	if (seed && a->req.policy != RP_ADVISE_RANDOM)
 		return rp_error("place: seed is for policy random only");
+	a->req.nhosts = hosts;
+	a->req.qps = qps;
 	return 0;
 }
 
