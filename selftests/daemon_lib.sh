@@ -16,7 +16,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	exit 4
 fi
 
-source "$ROCEPATH_TOP/selftests/pin_lib.sh"
+source "$ROCEPATH_TOP/selftests/cap_lib.sh"
 
 RPD_DIR=/run/rocepath
 RPD_BIN=${RPD_BIN:-$ROCEPATH_TOP/daemon/rocepathd/rocepathd}

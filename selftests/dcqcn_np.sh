@@ -11,6 +11,7 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/flow_lib.sh"
+. "$(dirname "$0")/cap_lib.sh"
 
 require_cmd ibv_rc_pingpong tcpdump tshark jq python3 tc
 
@@ -32,18 +33,15 @@ ksft_test "dcqcn set np_enable 1 np_min_time_between_cnps $interval on h2" \
 # sent, h1's capture what arrived
 pcap=$RUN_DIR/dcqcn_np.pcap
 pcap2=$RUN_DIR/dcqcn_np_h2.pcap
-tcpdump -i "$NETDEV" -nn -U -w "$pcap" udp port 4791 2>/dev/null &
-tdpid=$!
-defer "kill $tdpid"
-on_host_bg 2 tcpdump "timeout 600 tcpdump -i $NETDEV -nn -U -w $pcap2 udp port 4791 and src host $PEER_IP4"
-retry 20 0.5 test -s "$pcap"
-retry 20 0.5 test -s "$pcap2"
+cap_launch 1 dcqcn_np "udp port 4791"
+cap_launch 2 dcqcn_np_h2 "udp port 4791 and src host $PEER_IP4"
+{ cap_ready 1 dcqcn_np && cap_ready 2 dcqcn_np_h2; } || ksft_fail "tcpdump started on h1 and h2"
+sleep 1
 
 ksft_test "ibv_rc_pingpong -n 50 with CE marks" rdma_pingpong -n 50
 sleep 1
-kill -INT "$tdpid"
-wait "$tdpid" 2>/dev/null
-kill_bg 2 tcpdump >/dev/null 2>&1
+cap_stop 1 dcqcn_np
+cap_stop 2 dcqcn_np_h2
 
 f1=$(flows_json 1 | jq -c --arg r "$(ip_hex "$PEER_IP4")" '[.[] | select(.remote == $r)][0]')
 f2=$(flows_json 2 | jq -c --arg r "$(ip_hex "$HOST_IP4")" '[.[] | select(.remote == $r)][0]')
@@ -144,10 +142,7 @@ ksft_test "stats-get reports cnp_tx" global_ok
 ksft_test "dcqcn set np_min_time_between_cnps 0 on h2" \
 	dcqcn_set 2 "$IBDEV" '{"np-min-time-between-cnps": 0}'
 pcap6=$RUN_DIR/dcqcn_np6.pcap
-tcpdump -i "$NETDEV" -nn -U -w "$pcap6" ip6 and udp port 4791 2>/dev/null &
-tdpid6=$!
-defer "kill $tdpid6"
-retry 20 0.5 test -s "$pcap6"
+cap_start 1 dcqcn_np6 "ip6 and udp port 4791" || ksft_fail "tcpdump started on h1"
 write_bw6() {
 	local lgid rgid rc
 	lgid=$(gid_index "$IBDEV" "$HOST_IP6") || return 1
@@ -161,8 +156,7 @@ write_bw6() {
 }
 ksft_test "ib_write_bw over IPv6 GIDs with CE (traffic class 3)" write_bw6
 sleep 1
-kill -INT "$tdpid6"
-wait "$tdpid6" 2>/dev/null
+cap_stop 1 dcqcn_np6
 
 np6_ok() {
 	local g1 g2 wire icrc

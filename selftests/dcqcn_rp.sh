@@ -10,6 +10,7 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/flow_lib.sh"
+. "$(dirname "$0")/cap_lib.sh"
 
 require_cmd ib_write_bw tcpdump tshark jq python3 tc
 require_cli
@@ -66,10 +67,7 @@ log "rp_enable 0: $bw_off Mbit/s; flow $f"
 ksft_test "dcqcn set rp_enable 1 on h1" dcqcn_set 1 "$IBDEV" '{"rp-enable": 1}'
 on_host 1 "flow_reset() { $YNL_CMD --do flow-reset; }; flow_reset" >/dev/null
 pcap=$RUN_DIR/dcqcn_rp.pcap
-tcpdump -i "$NETDEV" -nn -U -w "$pcap" "udp port 4791 and src host $HOST_IP4" 2>/dev/null &
-tdpid=$!
-defer "kill $tdpid"
-retry 20 0.5 test -s "$pcap"
+cap_start 1 dcqcn_rp "udp port 4791 and src host $HOST_IP4" || ksft_fail "tcpdump started on h1"
 # The rate while the paced transfer runs (150 writes at 0.2 Mb/s take
 # about 25 s): the last paced sample of a poll that lasts as long as the
 # transfer. One sample at a fixed time came after the end on the debug
@@ -84,8 +82,7 @@ while kill -0 "$bwpid" 2>/dev/null; do
 done
 wait "$bwpid" || ksft_fail "ib_write_bw with marking, rp_enable 1"
 bw_on=$(cat "$RUN_DIR/dcqcn_rp.bw_on")
-kill -INT "$tdpid"
-wait "$tdpid" 2>/dev/null
+cap_stop 1 dcqcn_rp
 log "rp_enable 1: $bw_on Mbit/s; flow $f"
 
 rate=$(jq '.rate_kbps // 0' <<<"$f")

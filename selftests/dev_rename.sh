@@ -7,7 +7,6 @@
 # rule all say the new name; and back again.
 
 source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/pin_lib.sh"
 
 require_module
 require_cmd rdma python3

@@ -7,6 +7,7 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/flow_lib.sh"
+. "$(dirname "$0")/cap_lib.sh"
 
 require_cmd ibv_rc_pingpong tcpdump tshark jq python3
 
@@ -14,16 +15,12 @@ rp_load_both || ksft_skip_all "cannot load $ROCEPATH_KO"
 ksft_pass "rocepath.ko loaded on h1 and h2"
 
 pcap=$RUN_DIR/flow_counters.pcap
-tcpdump -i "$NETDEV" -nn -U -w "$pcap" udp port 4791 2>/dev/null &
-tdpid=$!
-defer "kill $tdpid"
-retry 20 0.5 test -s "$pcap"
+cap_start 1 flow_counters "udp port 4791" || ksft_fail "tcpdump started on h1"
 
 ksft_test "ibv_rc_pingpong IPv4" rdma_pingpong
 ksft_test "ibv_rc_pingpong IPv6" rdma_pingpong -6
 sleep 1
-kill -INT "$tdpid"
-wait "$tdpid" 2>/dev/null
+cap_stop 1 flow_counters
 
 # wire counts: packets and IP lengths per direction and family
 wire() {

@@ -9,6 +9,7 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/flow_lib.sh"
+. "$(dirname "$0")/cap_lib.sh"
 
 require_cmd ibv_rc_pingpong tcpdump tshark jq python3
 
@@ -31,11 +32,8 @@ stats() {
 # On the guest's tmpfs, copied to $RUN_DIR when done: written packet by
 # packet to the 9p share, the capture fell behind the ping-pong on the
 # debug kernel and the kernel dropped what its ring could not hold.
-pcap=/tmp/flow_forged.pcap
-tcpdump -i "$NETDEV" -nn -U -w "$pcap" udp port 4791 2>/dev/null &
-tdpid=$!
-defer "kill $tdpid"
-retry 20 0.5 test -s "$pcap"
+pcap=$RUN_DIR/flow_forged.pcap
+cap_start 1 flow_forged "udp port 4791" || ksft_fail "tcpdump started on h1"
 
 # A live QP: small ping-pongs until stopped, h1 the client.
 lgid=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
@@ -67,9 +65,7 @@ __kill_tree "$pppid"
 wait "$pppid" 2>/dev/null
 kill_bg 2 pp
 sleep 2
-kill -INT "$tdpid"
-wait "$tdpid" 2>/dev/null
-cp "$pcap" "$RUN_DIR/"
+cap_stop 1 flow_forged
 
 wire() {
 	tshark -r "$pcap" -Y "$1" -T fields -e frame.number 2>/dev/null | grep -c .

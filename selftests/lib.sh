@@ -143,6 +143,11 @@ require_cli() {
 	[ -x "$RP_CLI" ] || ksft_skip_all "rocepath not built ($RP_CLI): make -C daemon"
 }
 
+require_ynl() {
+	[ -f "$YNL_CLI" ] || ksft_skip_all "YNL cli.py missing: run scripts/deps.sh"
+	require_cmd python3
+}
+
 require_module() {
 	[ -f "${ROCEPATH_KO:-}" ] ||
 		ksft_skip_all "rocepath.ko not built for $(uname -r) (${ROCEPATH_KO:-ROCEPATH_KO unset}): run scripts/kbuild.sh $(uname -r)"

@@ -13,7 +13,6 @@
 # cycles; notifications announce only what the driver accepted.
 
 source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/pin_lib.sh"
 
 require_module
 require_ynl

@@ -7,7 +7,6 @@
 # return probes are gone once the module is).
 
 source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/pin_lib.sh"
 
 require_module
 require_cmd ib_write_bw

@@ -10,7 +10,7 @@
 # live QP and apply to the next one.
 
 source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/pin_lib.sh"
+source "$(dirname "$0")/cap_lib.sh"
 
 require_module
 require_ynl

@@ -8,7 +8,6 @@
 # documented rejection with its errno and extack message.
 
 source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/pin_lib.sh"
 
 require_module
 require_ynl

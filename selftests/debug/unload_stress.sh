@@ -15,7 +15,6 @@
 #       (pins, dumps, monitor) are skipped for any other module
 
 source "$(dirname "$0")/../lib.sh"
-source "$(dirname "$0")/../pin_lib.sh"
 
 cycles=200
 ko=$ROCEPATH_KO

@@ -1,12 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Helpers for the pinning selftests (sourced after lib.sh, which loads the
-# module and runs YNL): a capture of RoCEv2 source ports at a peer.
-
-require_ynl() {
-	[ -f "$YNL_CLI" ] || ksft_skip_all "YNL cli.py missing: run scripts/deps.sh"
-	require_cmd python3
-}
+# Packet captures on a guest's test link for the selftests that check the
+# wire (sourced after lib.sh): started and ready before the traffic,
+# written where tcpdump keeps up, read back from $RUN_DIR.
 
 # cap_launch N NAME FILTER: start tcpdump on guest N's $NETDEV; cap_ready N
 # NAME: it has written its file header. It writes to the guest's tmpfs: on
@@ -39,9 +35,16 @@ cap_start() {
 	sleep 1
 }
 
+# cap_term N NAME: SIGTERM to guest N's tcpdump for NAME, which then writes
+# out what it has read and exits; kill_bg's SIGKILL would cut it short.
+cap_term() {
+	on_host "$1" "pkill -TERM -f '^tcpdump .*rpcap-$2[.]pcap'" >/dev/null 2>&1
+}
+
 cap_stop() {
-	kill_bg "$1" "cap-$2" >/dev/null 2>&1
+	cap_term "$1" "$2"
 	cap_save "$1" "$2"
+	kill_bg "$1" "cap-$2" >/dev/null 2>&1
 }
 
 # cap_start_both NAME FILTER / cap_stop_both NAME: captures NAME-at1 and
@@ -58,10 +61,12 @@ cap_start_both() {
 }
 
 cap_stop_both() {
-	kill_bg 1 "cap-$1-at1" >/dev/null 2>&1
-	kill_bg 2 "cap-$1-at2" >/dev/null 2>&1
+	cap_term 1 "$1-at1"
+	cap_term 2 "$1-at2"
 	cap_save 1 "$1-at1"
 	cap_save 2 "$1-at2"
+	kill_bg 1 "cap-$1-at1" >/dev/null 2>&1
+	kill_bg 2 "cap-$1-at2" >/dev/null 2>&1
 }
 
 # cap_sports NAME [SRC]: "count sport" lines of RoCEv2 packets (from SRC),
