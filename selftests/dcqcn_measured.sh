@@ -14,6 +14,7 @@
 . "$(dirname "$0")/flow_lib.sh"
 
 require_cmd ib_write_bw jq python3 tc ethtool
+require_cli
 
 # virtio-net reports no speed until one is set; the guest is thrown away
 # after the test, so it is not set back.
@@ -36,9 +37,12 @@ defer ce_mark_off 2
 # Writes until the test stops them (reading the counters takes seconds,
 # more on a loaded host): the send rate measured first, then marks, then
 # the rate read once a CNP has arrived, while marks go on.
+# h1's flow to h2 with rate state, read with the C CLI: a YNL cli.py call
+# takes tens of seconds on the debug kernel, so 30 polls of it outlasted
+# the 240 s transfer and the flow was gone before a CNP could be seen.
 h1_flow() {
-	flows_json 1 | jq -c --arg r "$(ip_hex "$PEER_IP4")" \
-		'[.[] | select(.remote == $r and ."rate-kbps" != null)] | max_by(."tx-packets")'
+	"$RP_CLI" -j flow show dev "$IBDEV" | jq -c --arg r "$PEER_IP4" \
+		'[.[] | select(.remote == $r and .rate_kbps != null)] | max_by(.tx_packets)'
 }
 lgid=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
 rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
@@ -46,29 +50,36 @@ rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
 on_host_bg 2 srv "ib_write_bw -d $IBDEV -x $rgid -s 4096 -D 240 -F -u 20"
 on_host_bg 1 cli "source selftests/lib.sh
 	retry 30 1 ib_write_bw -d $IBDEV -x $lgid -s 4096 -D 240 -F -u 20 $PEER_IP4"
-# The flow's own average send rate before any mark, from its counters.
+# The flow's own average send rate before any mark, from its counters,
+# once it sends: on the debug kernel connecting takes more than 3 s.
+flow_sends() {
+	local f
+	f=$(h1_flow)
+	[ "$(jq '.tx_packets // 0' <<<"${f:-null}")" -gt 0 ]
+}
+retry 60 1 flow_sends || log "h1's flow to h2 did not start within 60 tries"
 sleep 3
 f1=$(h1_flow) t1=$(date +%s.%N)
 sleep 3
 f2=$(h1_flow) t2=$(date +%s.%N)
 sent=$(jq -n --argjson a "${f1:-null}" --argjson b "${f2:-null}" --arg t1 "$t1" --arg t2 "$t2" \
 	'if $a == null or $b == null then 0 else
-	 (($b."tx-bytes" - $a."tx-bytes") * 8 / (($t2 | tonumber) - ($t1 | tonumber)) / 1000 | floor) end')
-ceiling=$(jq '."rate-kbps" // 0' <<<"${f2:-null}")
+	 (($b.tx_bytes - $a.tx_bytes) * 8 / (($t2 | tonumber) - ($t1 | tonumber)) / 1000 | floor) end')
+ceiling=$(jq '.rate_kbps // 0' <<<"${f2:-null}")
 log "before marks: the flow sends $sent kb/s, reported rate $ceiling kb/s"
 ksft_test "before any CNP the rate is h1's link speed, 1000000 kb/s (not the 10 Gb/s default)" \
 	test "$ceiling" = 1000000
 ksft_test "CE marking on h2 starts while the flow sends" ce_mark_on 2
 cnp_seen() {
 	f=$(h1_flow)
-	[ "$(jq '."cnp-rx" // 0' <<<"$f")" -gt 0 ]
+	[ "$(jq '.cnp_rx // 0' <<<"$f")" -gt 0 ]
 }
 retry 30 1 cnp_seen
 kill_bg 1 cli
 kill_bg 2 srv
 log "marked: flow $f"
-rate=$(jq '."rate-kbps" // 0' <<<"$f")
-cnps=$(jq '."cnp-rx" // 0' <<<"$f")
+rate=$(jq '.rate_kbps // 0' <<<"$f")
+cnps=$(jq '.cnp_rx // 0' <<<"$f")
 cut() {
 	# cut from what the flow sent (1.5x slack: the window is not the
 	# average), not from the 1 Gb/s ceiling (hundreds of Mb/s after a
