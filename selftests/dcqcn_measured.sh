@@ -34,9 +34,6 @@ dcqcn_set 1 "$IBDEV" '{"rp-enable": 1, "rp-time-reset": 131071, "rp-byte-reset":
 	"rp-threshold": 31, "rp-dce-tcp-rtt": 131071}' || ksft_skip_all "dcqcn set on h1 failed"
 
 defer ce_mark_off 2
-# Writes until the test stops them (reading the counters takes seconds,
-# more on a loaded host): the send rate measured first, then marks, then
-# the rate read once a CNP has arrived, while marks go on.
 # h1's flow to h2 with rate state, read with the C CLI: a YNL cli.py call
 # takes tens of seconds on the debug kernel, so 30 polls of it outlasted
 # the 240 s transfer and the flow was gone before a CNP could be seen.
@@ -44,20 +41,22 @@ h1_flow() {
 	"$RP_CLI" -j flow show dev "$IBDEV" | jq -c --arg r "$PEER_IP4" \
 		'[.[] | select(.remote == $r and .rate_kbps != null)] | max_by(.tx_packets)'
 }
+# h1_flow_has FIELD: h1's flow, left in f, has FIELD above 0.
+h1_flow_has() {
+	f=$(h1_flow)
+	[ "$(jq ".$1 // 0" <<<"${f:-null}")" -gt 0 ]
+}
 lgid=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
 rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
 	ksft_skip_all "no RoCEv2 GID for $PEER_IP4 on h2"
+# Writes until the test stops them: the send rate measured first, then
+# marks, then the rate read once a CNP has arrived, while marks go on.
 on_host_bg 2 srv "ib_write_bw -d $IBDEV -x $rgid -s 4096 -D 240 -F -u 20"
 on_host_bg 1 cli "source selftests/lib.sh
 	retry 30 1 ib_write_bw -d $IBDEV -x $lgid -s 4096 -D 240 -F -u 20 $PEER_IP4"
 # The flow's own average send rate before any mark, from its counters,
 # once it sends: on the debug kernel connecting takes more than 3 s.
-flow_sends() {
-	local f
-	f=$(h1_flow)
-	[ "$(jq '.tx_packets // 0' <<<"${f:-null}")" -gt 0 ]
-}
-retry 60 1 flow_sends || log "h1's flow to h2 did not start within 60 tries"
+retry 60 1 h1_flow_has tx_packets || log "h1's flow to h2 did not start within 60 tries"
 sleep 3
 f1=$(h1_flow) t1=$(date +%s.%N)
 sleep 3
@@ -70,11 +69,7 @@ log "before marks: the flow sends $sent kb/s, reported rate $ceiling kb/s"
 ksft_test "before any CNP the rate is h1's link speed, 1000000 kb/s (not the 10 Gb/s default)" \
 	test "$ceiling" = 1000000
 ksft_test "CE marking on h2 starts while the flow sends" ce_mark_on 2
-cnp_seen() {
-	f=$(h1_flow)
-	[ "$(jq '.cnp_rx // 0' <<<"$f")" -gt 0 ]
-}
-retry 30 1 cnp_seen
+retry 30 1 h1_flow_has cnp_rx
 kill_bg 1 cli
 kill_bg 2 srv
 log "marked: flow $f"

@@ -29,9 +29,6 @@ stats() {
 		jq -c '.stats'
 }
 
-# On the guest's tmpfs, copied to $RUN_DIR when done: written packet by
-# packet to the 9p share, the capture fell behind the ping-pong on the
-# debug kernel and the kernel dropped what its ring could not hold.
 pcap=$RUN_DIR/flow_forged.pcap
 cap_start 1 flow_forged "udp port 4791" || ksft_fail "tcpdump started on h1"
 
