@@ -299,17 +299,22 @@ done
 # never loaded rocepath, and QEMU 7.2 now and then stops draining a guest's
 # virtio-net transmit ring (Documentation/module-safety.rst). scripts/vm/run.sh
 # names that case "emulator-fault"; it is retried once and both runs stay
-# in the log. Any other failure counts at once.
+# in the log. Any other failure counts at once. A long test can say how far
+# it got with "# rpvm-resume: VALUE" lines: the retry gets the last one as
+# RPVM_RESUME and need not redo that part (the unload stress's cycles).
 vm_test() { # KERNEL TEST
-	local out rc try
+	local out rc try resume envs=()
 	out=$(mktemp) || return 1
 	for try in 1 2; do
-		scripts/vm/run.sh -k "$1" "selftests/$2" >"$out" 2>&1 </dev/null
+		env "${envs[@]}" scripts/vm/run.sh -k "$1" "selftests/$2" >"$out" 2>&1 </dev/null
 		rc=$?
 		if [ "$try" = 1 ] && [ "$rc" != 0 ] && [ "$rc" != 4 ] &&
 			grep -q '^# vm: emulator-fault:' "$out"; then
 			sed 's/^/# first run: /' "$out"
-			echo "# vm: $1/$2: lost to an emulator fault, running it again"
+			resume=$(sed -n 's/^# rpvm-resume: *//p' "$out" | tail -n1)
+			[ -z "$resume" ] ||
+				envs=(RPVM_RESUME="$resume" ROCEPATH_VM_PASSENV="${ROCEPATH_VM_PASSENV:-} RPVM_RESUME")
+			echo "# vm: $1/$2: lost to an emulator fault, running it again${resume:+ from where it got to ($resume)}"
 			continue
 		fi
 		break

@@ -13,6 +13,12 @@
 #       saying how many it did, when 90% of the guest's time is used
 #   -m  the module to cycle (default rocepath.ko); rocepath-specific steps
 #       (pins, dumps, monitor) are skipped for any other module
+#
+# QEMU 7.2's TCG now and then ends a guest with a double fault of its own
+# (Documentation/module-safety.rst): twice in some 250 cycles here. Every
+# 10 cycles the test prints "# rpvm-resume: CYCLES"; scripts/check.sh runs a
+# test lost that way once more with RPVM_RESUME set to the last one, and
+# the rerun does the cycles that are left on fresh guests.
 
 source "$(dirname "$0")/../lib.sh"
 
@@ -26,6 +32,12 @@ while getopts "c:m:" o; do
 	esac
 done
 [ -f "$ko" ] || ksft_skip_all "no module $ko (build it first)"
+resumed=${RPVM_RESUME:-0}
+case $resumed in
+'' | *[!0-9]*) ksft_skip_all "RPVM_RESUME wants a cycle count, got '$resumed'" ;;
+esac
+[ "$resumed" -lt "$cycles" ] || ksft_skip_all "RPVM_RESUME=$resumed: no cycles left of $cycles"
+[ "$resumed" = 0 ] || log "resuming after $resumed cycles done on guests lost to an emulator fault"
 mod=$(basename "$ko" .ko)
 is_rp=
 [ "$mod" = rocepath ] && is_rp=1
@@ -103,10 +115,10 @@ if [ -n "$is_rp" ]; then
 fi
 
 ok=1
-done_cycles=0
+done_cycles=$resumed
 t0=$(date +%s)
 budget=$((${RPVM_TIMEOUT:-3600} * 9 / 10 - 120))
-for i in $(seq 1 "$cycles"); do
+for i in $(seq $((resumed + 1)) "$cycles"); do
 	if [ $(($(date +%s) - t0)) -ge "$budget" ]; then
 		log "time budget of $budget s used after $done_cycles cycles"
 		ok=
@@ -132,11 +144,15 @@ for i in $(seq 1 "$cycles"); do
 		break
 	fi
 	done_cycles=$i
-	[ $((i % 10)) = 0 ] && log "$i cycles, $(($(date +%s) - t0)) s"
+	if [ $((i % 10)) = 0 ]; then
+		log "$i cycles, $(($(date +%s) - t0)) s"
+		echo "# rpvm-resume: $i"
+	fi
 done
-log "$done_cycles cycles in $(($(date +%s) - t0)) s"
-[ -n "$ok" ] && ksft_pass "$cycles load/unload cycles of $mod under traffic, QP churn, renames${is_rp:+, dumps and a monitor}" ||
-	ksft_fail "$cycles load/unload cycles of $mod under traffic, QP churn, renames${is_rp:+, dumps and a monitor} ($done_cycles done)"
+log "$((done_cycles - resumed)) cycles in $(($(date +%s) - t0)) s"
+what="$cycles load/unload cycles of $mod under traffic, QP churn, renames${is_rp:+, dumps and a monitor}"
+[ "$resumed" = 0 ] || what+=" (the first $resumed on guests lost to an emulator fault)"
+[ -n "$ok" ] && ksft_pass "$what" || ksft_fail "$what ($done_cycles done)"
 kill -0 $churn1 2>/dev/null && kill -0 $churn2 2>/dev/null &&
 	ksft_pass "both QP churns survived every unload" ||
 	ksft_fail "both QP churns survived every unload"
