@@ -213,7 +213,7 @@ static void notify(const struct rocepath_dev *d, u8 cmd)
 		if (!skb)
 			return;
 		if (fill(skb, d, port, cmd == ROCEPATH_CMD_DEV_ADD_NTF)) {
-			nlmsg_free(skb);
+			rocepath_nl_ntf_drop(skb);
 			continue;
 		}
 		genlmsg_end(skb, hdr);

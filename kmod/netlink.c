@@ -114,6 +114,12 @@ drop:
 	return NULL;
 }
 
+void rocepath_nl_ntf_drop(struct sk_buff *skb)
+{
+	atomic64_inc(&ntf_dropped);
+	nlmsg_free(skb);
+}
+
 void rocepath_nl_notify(struct sk_buff *skb, gfp_t gfp)
 {
 	unsigned long flags;
@@ -132,8 +138,7 @@ void rocepath_nl_notify(struct sk_buff *skb, gfp_t gfp)
 	}
 	spin_unlock_irqrestore(&ntf_queue.lock, flags);
 	if (!queued) {
-		atomic64_inc(&ntf_dropped);
-		nlmsg_free(skb);
+		rocepath_nl_ntf_drop(skb);
 		return;
 	}
 	schedule_work(&ntf_work);
@@ -149,7 +154,7 @@ void rocepath_nl_pins_replaced(u32 generation)
 	if (!skb)
 		return;
 	if (nla_put_u32(skb, ROCEPATH_A_GENERATION, generation)) {
-		nlmsg_free(skb);
+		rocepath_nl_ntf_drop(skb);
 		return;
 	}
 	genlmsg_end(skb, hdr);

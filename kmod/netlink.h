@@ -92,6 +92,8 @@ bool rocepath_dump_obj(struct rocepath_dump *d, const void *obj);
 void rocepath_nl_notify(struct sk_buff *skb, gfp_t gfp);
 /* Allocate a notification of @cmd, or NULL when nobody listens. */
 struct sk_buff *rocepath_nl_ntf_new(u8 cmd, gfp_t gfp, void **hdr);
+/* Free a notification that could not be filled; it counts as dropped. */
+void rocepath_nl_ntf_drop(struct sk_buff *skb);
 void rocepath_nl_pins_replaced(u32 generation);
 /* Answer a change request with the generation it produced. */
 int rocepath_nl_reply_generation(struct genl_info *info, u32 gen);

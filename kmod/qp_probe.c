@@ -62,7 +62,7 @@ static void notify_qp(u8 cmd, const struct rocepath_qp_info *info)
 	if (!skb)
 		return;
 	if (rocepath_qp_fill(skb, info)) {
-		nlmsg_free(skb);
+		rocepath_nl_ntf_drop(skb);
 		return;
 	}
 	genlmsg_end(skb, hdr);
