@@ -288,8 +288,15 @@ int rocepath_qp_probe_init(void)
 	if (err)
 		return err;
 
-	for (i = 0; i < ARRAY_SIZE(probes); i++)
+	/*
+	 * Registered disarmed: whether a probe is ftrace-based is known only
+	 * once it is registered, and a handler must never run behind a
+	 * breakpoint, not even until the check below refuses it.
+	 */
+	for (i = 0; i < ARRAY_SIZE(probes); i++) {
 		probes[i]->maxactive = probe_slots;
+		probes[i]->kp.flags = KPROBE_FLAG_DISABLED;
+	}
 	err = register_kretprobes(probes, ARRAY_SIZE(probes));
 	if (err) {
 		pr_err("cannot probe _ib_modify_qp/ib_destroy_qp_user: %d\n",
@@ -300,11 +307,23 @@ int rocepath_qp_probe_init(void)
 		if (!kprobe_ftrace(&probes[i]->kp)) {
 			pr_err("refusing to load: the probe on %s is not ftrace-based (needs CONFIG_KPROBES_ON_FTRACE and a traceable function); its handlers are not safe behind a breakpoint\n",
 			       probes[i]->kp.symbol_name);
-			unregister_kretprobes(probes, ARRAY_SIZE(probes));
-			return -EOPNOTSUPP;
+			err = -EOPNOTSUPP;
+			goto err_unregister;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(probes); i++) {
+		err = enable_kretprobe(probes[i]);
+		if (err) {
+			pr_err("cannot arm the probe on %s: %d\n",
+			       probes[i]->kp.symbol_name, err);
+			goto err_unregister;
 		}
 	}
 	return 0;
+
+err_unregister:
+	unregister_kretprobes(probes, ARRAY_SIZE(probes));
+	return err;
 }
 
 /*
