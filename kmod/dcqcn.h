@@ -79,6 +79,7 @@ struct rocepath_rpt {
 	u64 meas_bytes;
 	u32 meas_rate;
 	u64 meas_end;
+	u64 t_last;		/* latest time any caller brought */
 	bool cnp_seen;
 };
 

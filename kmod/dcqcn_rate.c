@@ -82,6 +82,20 @@ void rocepath_rpt_init(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev
 	rpt->t_alpha = now;
 	rpt->next_tx = now;
 	rpt->meas_t = now;
+	rpt->t_last = now;
+}
+
+/*
+ * Callers read the clock before they take the lock, so one CPU can arrive
+ * with an earlier time than the last holder stored: the state never goes
+ * back in time, or "now - then" would wrap.
+ */
+static u64 rpt_now(struct rocepath_rpt *rpt, u64 now)
+{
+	if (now < rpt->t_last)
+		return rpt->t_last;
+	rpt->t_last = now;
+	return now;
 }
 
 static u64 rpt_window(void)
@@ -210,6 +224,7 @@ void rocepath_rpt_cnp(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev 
 	u64 rc, cut;
 
 	spin_lock_bh(&rpt->lock);
+	now = rpt_now(rpt, now);
 	rpt_advance(rpt, dd, now);
 
 	/* alpha = (1 - g) alpha + g */
@@ -263,6 +278,7 @@ u32 rocepath_rpt_rate(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev 
 	u32 rc;
 
 	spin_lock_bh(&rpt->lock);
+	now = rpt_now(rpt, now);
 	rpt_advance(rpt, dd, now);
 	rc = rpt->rc;
 	*alpha = min(rpt->alpha, ALPHA_ONE - 1);
@@ -278,6 +294,7 @@ u64 rocepath_rpt_tx(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *d
 	int i = 0;
 
 	spin_lock_bh(&rpt->lock);
+	now = rpt_now(rpt, now);
 	rpt_advance(rpt, dd, now);
 	rpt_measure(rpt, now, len);
 	if (breset && rpt->rc < rocepath_rpt_ceiling(dd)) {
