@@ -188,9 +188,6 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 val[ROCEPATH_DCQCN_NPARAMS];
 	int err, i;
 
-	err = rocepath_nl_req_check(info);
-	if (err)
-		return err;
 	if (GENL_REQ_ATTR_CHECK(info, ROCEPATH_A_DCQCN))
 		return -EINVAL;
 	/* Ranges are the policy's (from the spec): out of range never gets here. */

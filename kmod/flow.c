@@ -458,11 +458,7 @@ int rocepath_nl_flow_get_dumpit(struct sk_buff *skb,
 int rocepath_nl_flow_reset_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	const char *name = NULL;
-	int err;
 
-	err = rocepath_nl_req_check(info);
-	if (err)
-		return err;
 	if (info->attrs[ROCEPATH_A_IBDEV])
 		name = nla_data(info->attrs[ROCEPATH_A_IBDEV]);
 	flow_remove(NULL, name, 0, false);

@@ -2,12 +2,13 @@
 /*
  * rocepath: the "rocepath" generic netlink family.
  *
- * Policies and the ops table are generated from the YNL spec into
- * netlink-gen.c; the family itself is defined here because the spec's
- * kernel-policy "global" (genl_small_ops, which Debian 6.1 needs) is not a
- * style for which ynl-gen emits a family struct. The multicast group table
- * is ours for the same reason, built from the generated group index and
- * name, so the two cannot drift apart.
+ * Policies are generated from the YNL spec: the nested ones by ynl-gen into
+ * netlink-gen.c, one request policy per op and the ops table carrying them
+ * into netlink-ops-gen.h (Documentation/netlink.rst says why both). The
+ * family itself is defined here because ynl-gen emits no family struct for
+ * the spec's kernel-policy "global". The multicast group table is ours for
+ * the same reason, built from the generated group index and name, so the
+ * two cannot drift apart.
  */
 #include <linux/module.h>
 #include <linux/netlink.h>
@@ -18,7 +19,7 @@
 #include <net/net_namespace.h>
 
 #include "netlink.h"
-#include "netlink-req.h"
+#include "netlink-ops-gen.h"
 #include "pin.h"
 #include "qp.h"
 
@@ -40,12 +41,14 @@ static const struct genl_multicast_group rocepath_mcgrps[] = {
 struct genl_family rocepath_nl_family __ro_after_init = {
 	.name		= ROCEPATH_FAMILY_NAME,
 	.version	= ROCEPATH_FAMILY_VERSION,
-	.maxattr	= ROCEPATH_A_MAX,
-	.policy		= rocepath_nl_policy,
 	.parallel_ops	= true,
 	.module		= THIS_MODULE,
-	.small_ops	= rocepath_nl_ops,
-	.n_small_ops	= ARRAY_SIZE(rocepath_nl_ops),
+	/*
+	 * Each op brings its own policy; resv_start_op stays 0, so an op
+	 * without one (pin-get, pin-flush, stats-get) takes no attribute.
+	 */
+	.ops		= rocepath_nl_op_table,
+	.n_ops		= ARRAY_SIZE(rocepath_nl_op_table),
 	.mcgrps		= rocepath_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(rocepath_mcgrps),
 };
@@ -179,35 +182,6 @@ int rocepath_nl_reply_generation(struct genl_info *info, u32 gen)
 	return genlmsg_reply(msg, info);
 }
 
-/*
- * The family policy is the union of every op's request attributes (ynl-gen
- * cannot emit per-op policies for this family, see netlink.rst); this
- * narrows it to the attributes the spec lists for the op at hand.
- */
-static int req_check(struct nlattr **attrs, u8 cmd,
-		     struct netlink_ext_ack *extack)
-{
-	u64 ok = cmd < ARRAY_SIZE(rocepath_req_attrs) ?
-		 rocepath_req_attrs[cmd] : 0;
-	int i;
-
-	if (!attrs)
-		return 0;
-	for (i = 1; i <= ROCEPATH_A_MAX; i++) {
-		if (attrs[i] && !(ok & BIT_ULL(i))) {
-			NL_SET_ERR_MSG_ATTR(extack, attrs[i],
-					    "attribute not valid for this operation");
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-int rocepath_nl_req_check(struct genl_info *info)
-{
-	return req_check(info->attrs, info->genlhdr->cmd, info->extack);
-}
-
 bool rocepath_dump_obj(struct rocepath_dump *d, const void *obj)
 {
 	void *hdr;
@@ -245,7 +219,7 @@ int rocepath_dump_run(struct sk_buff *skb, struct netlink_callback *cb,
 		      rocepath_dump_fill_t fill)
 {
 	const struct genlmsghdr *ghdr = nlmsg_data(cb->nlh);
-	struct nlattr **attrs = rocepath_dump_attrs(cb);
+	const struct nlattr *ibdev = rocepath_dump_attr(cb, ROCEPATH_A_IBDEV);
 	struct rocepath_dump d = {
 		.skb	= skb,
 		.cb	= cb,
@@ -254,16 +228,9 @@ int rocepath_dump_run(struct sk_buff *skb, struct netlink_callback *cb,
 		.cmd	= ghdr->cmd,
 	};
 	unsigned long b;
-	int err;
 
-	if (!cb->args[2]) {
-		err = req_check(attrs, ghdr->cmd, cb->extack);
-		if (err)
-			return err;
-		cb->args[2] = 1;
-	}
-	if (attrs && attrs[ROCEPATH_A_IBDEV])
-		d.ibdev = nla_data(attrs[ROCEPATH_A_IBDEV]);
+	if (ibdev)
+		d.ibdev = nla_data(ibdev);
 	/* 0 would mean "no sequence yet" to genl_dump_check_consistent(). */
 	cb->seq = gen + 1 ?: 1;
 

@@ -15,21 +15,23 @@ int rocepath_nl_init(void);
 void rocepath_nl_exit(void);
 
 /*
- * Attributes of a dump request, parsed with the family policy. The dump
+ * A dump request's top-level attribute @type, or NULL. The parsed array is
+ * as long as the op's own policy, which need not reach @type. The dump
  * info changed shape in 6.2 (struct genl_info inside genl_dumpit_info);
  * Kbuild detects which one the headers have.
  */
-static inline struct nlattr **rocepath_dump_attrs(struct netlink_callback *cb)
+static inline const struct nlattr *rocepath_dump_attr(struct netlink_callback *cb,
+						      unsigned int type)
 {
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 #ifdef ROCEPATH_HAVE_GENL_INFO_DUMP
-	return genl_info_dump(cb)->attrs;
+	struct nlattr **attrs = info->info.attrs;
 #else
-	return genl_dumpit_info(cb)->attrs;
+	struct nlattr **attrs = info->attrs;
 #endif
-}
 
-/* Reject the top-level attributes the spec does not list for this op. */
-int rocepath_nl_req_check(struct genl_info *info);
+	return attrs && type <= info->op.maxattr ? attrs[type] : NULL;
+}
 
 struct rocepath_dump;
 

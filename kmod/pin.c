@@ -576,9 +576,6 @@ static int pin_rule_doit(struct genl_info *info,
 	u32 gen;
 	int err;
 
-	err = rocepath_nl_req_check(info);
-	if (err)
-		return err;
 	if (GENL_REQ_ATTR_CHECK(info, ROCEPATH_A_PIN))
 		return -EINVAL;
 	err = op(info->attrs[ROCEPATH_A_PIN], info->extack, &gen);
@@ -603,9 +600,6 @@ int rocepath_nl_pin_flush_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 gen;
 	int err;
 
-	err = rocepath_nl_req_check(info);
-	if (err)
-		return err;
 	err = pin_flush(&gen);
 	if (err)
 		return err;
@@ -619,9 +613,6 @@ int rocepath_nl_pin_replace_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 flags = 0, gen;
 	int err;
 
-	err = rocepath_nl_req_check(info);
-	if (err)
-		return err;
 	if (info->attrs[ROCEPATH_A_REPLACE_FLAGS])
 		flags = nla_get_u32(info->attrs[ROCEPATH_A_REPLACE_FLAGS]);
 	err = pin_replace(info, &gen);

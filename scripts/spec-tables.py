@@ -5,7 +5,10 @@
 scripts/ynl-gen.sh runs this next to the kernel's generator and checks the
 outputs for staleness the same way, so the spec stays the one source of:
 
-  req     kmod/netlink-req.h   the top-level attributes each request may carry
+  kops    kmod/netlink-ops-gen.h  one request policy per operation and the
+                                  genl_ops table that carries them, built
+                                  from the spec's request lists and the
+                                  policy entries ynl-gen-c.py wrote
   kdcqcn  kmod/dcqcn-gen.h     DCQCN parameter indices and defaults (kernel)
   kstats  kmod/stats-gen.h     the width of each stats attribute (kernel)
   spec-h, spec-c
@@ -71,26 +74,77 @@ def banner(spec, what):
             f"/* {what} */")
 
 
-def gen_req(spec, consts):
-    fam = c_name(spec['name'])
-    top = next(s for s in spec['attribute-sets'] if s['name'] == spec['name'])
-    pfx = c_name(top.get('name-prefix', spec['name'] + '-a-'))
+def ynl_blocks(ynl_c, fam):
+    """The global policy's entries and the small-ops entries of ynl-gen's
+    netlink-gen.c, as text, so that every policy line stays ynl-gen's."""
+    src = open(ynl_c).read()
+    m = re.search(r'const struct nla_policy %s_nl_policy\[[^]]*\] = \{\n(.*?)\n\};'
+                  % fam, src, re.S)
+    if not m:
+        sys.exit(f"spec-tables: no global policy {fam}_nl_policy in {ynl_c}")
+    entries = {}
+    for line in m.group(1).split('\n'):
+        e = re.match(r'\t\[(\w+)\] = (.*),$', line)
+        if not e:
+            sys.exit(f"spec-tables: unexpected policy line in {ynl_c}: {line}")
+        entries[e.group(1)] = e.group(2)
+    m = re.search(r'const struct genl_small_ops %s_nl_ops\[\d+\] = \{\n(.*?)\n\};'
+                  % fam, src, re.S)
+    if not m:
+        sys.exit(f"spec-tables: no ops table {fam}_nl_ops in {ynl_c}")
+    ops = {}
+    for body in re.findall(r'\t\{\n(.*?)\n\t\},', m.group(1), re.S):
+        cmd = re.search(r'\.cmd\t= (\w+),', body)
+        if not cmd:
+            sys.exit(f"spec-tables: op without .cmd in {ynl_c}")
+        ops[cmd.group(1)] = body.split('\n')
+    return entries, ops
+
+
+def gen_kops(spec, consts, ynl_c):
+    """One request policy per operation and the genl_ops table that carries
+    them: ynl-gen-c.py's per-op mode needs a "do" with request attributes
+    on every op, which dump-only ops and ops without attributes lack."""
+    name = spec['name']
+    fam = c_name(name)
+    top = next(s for s in spec['attribute-sets'] if s['name'] == name)
+    pfx = c_name(top.get('name-prefix', name + '-a-'))
+    order = [a['name'] for a in top['attributes']]
+    entries, ynl_ops = ynl_blocks(ynl_c, name)
     out = ["/* SPDX-License-Identifier: GPL-2.0 */",
-           banner(spec, "The top-level attributes each operation's request may carry."),
-           f"#ifndef _{fam}_NETLINK_REQ_H", f"#define _{fam}_NETLINK_REQ_H", "",
-           "#include <linux/bits.h>", f"#include <uapi/linux/{spec['name']}.h>", "",
-           f"static const u64 {spec['name']}_req_attrs[{fam}_CMD_MAX + 1] = {{"]
+           banner(spec, "One request policy per operation, entries as ynl-gen "
+                  "wrote them in the global policy."),
+           f"#ifndef _{fam}_NETLINK_OPS_GEN_H", f"#define _{fam}_NETLINK_OPS_GEN_H", "",
+           "#include <net/genetlink.h>", "", '#include "netlink-gen.h"', ""]
+    table = []
     for op in spec['operations']['list']:
         if 'event' in op or op['name'] == 'unspec':
             continue
+        cmd = f"{fam}_CMD_{c_name(op['name'])}"
+        if cmd not in ynl_ops:
+            sys.exit(f"spec-tables: op {op['name']} missing from ynl-gen's table")
         names = set()
         for mode in ('do', 'dump'):
             req = (op.get(mode) or {}).get('request') or {}
             names.update(req.get('attributes', []))
-        bits = [f"BIT_ULL({pfx}{c_name(a)})" for a in sorted(names)]
-        val = ' |\n\t\t'.join(bits) if bits else '0'
-        out.append(f"\t[{fam}_CMD_{c_name(op['name'])}] = {val},")
-    out += ["};", "", f"#endif /* _{fam}_NETLINK_REQ_H */"]
+        body = list(ynl_ops[cmd])
+        if names:
+            attrs = sorted(names, key=order.index)
+            pol = f"{name}_{op['name'].replace('-', '_')}_nl_policy"
+            amax = f"{pfx}{c_name(attrs[-1])}"
+            out.append(f"static const struct nla_policy {pol}[{amax} + 1] = {{")
+            for a in attrs:
+                e = f"{pfx}{c_name(a)}"
+                if e not in entries:
+                    sys.exit(f"spec-tables: {e} missing from ynl-gen's global policy")
+                out.append(f"\t[{e}] = {entries[e]},")
+            out += ["};", ""]
+            body += [f"\t\t.policy\t= {pol},", f"\t\t.maxattr\t= {amax},"]
+        # else: no policy, and the core rejects every attribute
+        # (resv_start_op 0: genl_policy_reject_all).
+        table += ["\t{"] + body + ["\t},"]
+    out += [f"static const struct genl_ops {name}_nl_op_table[] = {{"] + table + ["};", "",
+            f"#endif /* _{fam}_NETLINK_OPS_GEN_H */"]
     return out
 
 
@@ -231,11 +285,14 @@ def gen_spec_c(spec, consts):
     return out
 
 
-GEN = {'req': gen_req, 'kdcqcn': gen_kdcqcn, 'kstats': gen_kstats,
+GEN = {'kops': gen_kops, 'kdcqcn': gen_kdcqcn, 'kstats': gen_kstats,
        'spec-h': gen_spec_h, 'spec-c': gen_spec_c}
 
 if __name__ == '__main__':
-    if len(sys.argv) != 3 or sys.argv[2] not in GEN:
-        sys.exit(f"usage: {sys.argv[0]} SPEC {{{'|'.join(GEN)}}}")
+    # kops reads ynl-gen's netlink-gen.c too, named as the third argument.
+    nargs = 4 if len(sys.argv) > 2 and sys.argv[2] == 'kops' else 3
+    if len(sys.argv) != nargs or sys.argv[2] not in GEN:
+        sys.exit(f"usage: {sys.argv[0]} SPEC {{{'|'.join(GEN)}}} "
+                 "(kops: SPEC kops NETLINK-GEN.C)")
     spec, consts = load(sys.argv[1])
-    print('\n'.join(GEN[sys.argv[2]](spec, consts)))
+    print('\n'.join(GEN[sys.argv[2]](spec, consts, *sys.argv[3:])))

@@ -103,18 +103,21 @@ def main_mode(peer4, peer6, ibdev):
     expect_err(y, 'pin-replace', {'replace-flags': 3, 'generation': 0x7fffffff},
                116, 'changed since', 'commit on a stale generation')
 
-    # Each op takes only the attributes its request lists in the spec;
-    # output-only attributes are rejected (they used to be ignored).
+    # Each op takes only the attributes its request lists in the spec: its
+    # own policy has no entry for any other ("Unsupported attribute"), and
+    # an op whose request lists none has no policy, so the core rejects
+    # every attribute ("Unknown attribute type"). Output-only attributes
+    # inside a request nest are rejected by the module ("output only").
     expect_err(y, 'pin-add', {'pin': {'remote': r4, 'rqpn': 4, 'sport': [50000],
                                       'sport-qps': [1]}},
                22, 'output only', 'pin-add with sport-qps (output only)')
     expect_err(y, 'pin-add', {'generation': 1,
                               'pin': {'remote': r4, 'rqpn': 4, 'sport': [50000]}},
-               22, 'not valid for this operation', 'pin-add with a generation')
+               22, 'Unsupported attribute', 'pin-add with a generation')
     expect_err(y, 'stats-get', {'ibdev': ibdev}, 22,
-               'not valid for this operation', 'stats-get with an ibdev')
+               'Unknown attribute type', 'stats-get with an ibdev')
     expect_err(y, 'pin-flush', {'ibdev': ibdev}, 22,
-               'not valid for this operation', 'pin-flush with an ibdev')
+               'Unknown attribute type', 'pin-flush with an ibdev')
     expect_err(y, 'dcqcn-set', {'dcqcn': {'ibdev': ibdev, 'soft': 0}}, 22,
                'output only', 'dcqcn-set with soft (output only)')
     try:
