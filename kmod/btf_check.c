@@ -268,7 +268,11 @@ static int check_sig(const struct bt_ctx *c, const struct probed_sig *sig,
 	return 0;
 }
 
-/* Members the handlers read or write, at their compiled offsets. */
+/*
+ * Members the handlers read or write, at their compiled offsets, also
+ * through the RDMA core's inline helpers (rdma_is_port_valid(),
+ * rdma_protocol_roce(), rdma_read_gid_attr_ndev_rcu()).
+ */
 struct probed_field {
 	const char *type;
 	const char *member;
@@ -291,6 +295,13 @@ static const struct probed_field fields[] = {
 	FIELD(ib_global_route, flow_label),
 	FIELD(ib_global_route, sgid_attr),
 	FIELD(ib_global_route, sgid_index),
+	FIELD(ib_device, index),
+	FIELD(ib_device, phys_port_cnt),
+	FIELD(ib_device, port_data),
+	FIELD(ib_port_data, immutable),
+	FIELD(ib_port_immutable, core_cap_flags),
+	FIELD(ib_gid_attr, ndev),
+	FIELD(ib_gid_attr, gid_type),
 };
 
 static int check_field(const struct bt_ctx *c, const struct probed_field *fd,

@@ -11,6 +11,8 @@ rocepath.ko was built with.
   MODE: swap     swap _ib_modify_qp's first two parameter types
         nparams  drop _ib_modify_qp's last parameter
         offset   move struct ib_qp_attr's dest_qp_num by 4 bytes
+        offset:STRUCT.MEMBER
+                 move that member by 4 bytes instead
         nofunc   rename _ib_modify_qp so it is not found
         garbage  truncate the type section mid-record
 """
@@ -97,21 +99,22 @@ def main():
                 del data[start:start + 8]
                 struct.pack_into("<I", data, 12, hdr[5] - 8)   # type_len
                 struct.pack_into("<I", data, 16, hdr[6] - 8)   # str_off
-    elif mode == "offset":
-        _, s = find(KIND_STRUCT, "ib_qp_attr")
+    elif mode == "offset" or mode.startswith("offset:"):
+        sname, member = (mode[7:] or "ib_qp_attr.dest_qp_num").split(".")
+        _, s = find(KIND_STRUCT, sname)
         if not s:
-            _, s = find(KIND_STRUCT, "ib_qp_attr", btypes)
+            _, s = find(KIND_STRUCT, sname, btypes)
             if not s:
-                sys.exit("struct ib_qp_attr in neither BTF")
+                sys.exit(f"struct {sname} in neither BTF")
             data, target = bytearray(base), "vmlinux"
         for m in range(s[3]):
             moff = s[0] + 12 + 12 * m
             n_off, _, bits = struct.unpack_from("<III", data, moff)
-            if name(n_off) == "dest_qp_num":
+            if name(n_off) == member:
                 struct.pack_into("<I", data, moff + 8, bits + 32)
                 break
         else:
-            sys.exit("no dest_qp_num in ib_qp_attr")
+            sys.exit(f"no {member} in {sname}")
     else:
         sys.exit("unknown mode " + mode)
     open(out, "wb").write(data)

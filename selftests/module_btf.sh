@@ -5,8 +5,9 @@
 # from the headers it was built with, and says which check failed: the
 # kernel's BTF is replaced (bind mounts over /sys/kernel/btf/*) by copies
 # with one difference each -- _ib_modify_qp's parameters swapped or one
-# missing, the function absent, a field of struct ib_qp_attr moved, the
-# BTF cut short. btf_check=0 still loads (with a warning), and the real
+# missing, the function absent, a field of struct ib_qp_attr moved, one of
+# struct ib_gid_attr that an RDMA core inline helper reads moved, the BTF
+# cut short. btf_check=0 still loads (with a warning), and the real
 # BTF loads again.
 
 . "$(dirname "$0")/lib.sh"
@@ -52,6 +53,8 @@ ksft_test "_ib_modify_qp not in BTF: refused, 'function not described in BTF'" \
 	refused nofunc "_ib_modify_qp: function not described in BTF"
 ksft_test "ib_qp_attr.dest_qp_num moved: refused, 'member offset differs'" \
 	refused offset "dest_qp_num: member offset differs"
+ksft_test "ib_gid_attr.gid_type moved: refused, 'member offset differs'" \
+	refused offset:ib_gid_attr.gid_type "gid_type: member offset differs"
 ksft_test "BTF cut short: refused as malformed" \
 	refused garbage "malformed BTF"
 
