@@ -291,6 +291,12 @@ out:
  * Its entries leave the lookup chains (the QP sends nothing more) but are
  * kept until the driver answers. Returns the id to hand to
  * rocepath_qp_destroy_end(), 0 when the QP is not tracked.
+ *
+ * Matched by address alone, like the replacement in rocepath_qp_end(): @qp
+ * is live here, so a LIVE entry at its address is either its own or one
+ * left by a QP whose destroy no probe slot saw (probe-missed) and whose
+ * memory @qp now occupies. Either way it must go, and nothing else would
+ * ever remove the second kind.
  */
 u64 rocepath_qp_destroy_begin(const struct ib_qp *qp)
 {
