@@ -5,7 +5,8 @@
 # written where tcpdump keeps up, read back from $RUN_DIR.
 
 # cap_launch N NAME FILTER: start tcpdump on guest N's $NETDEV; cap_ready N
-# NAME: it has written its file header. It writes to the guest's tmpfs: on
+# NAME: it has written its file header, which it does once the capture is
+# open; 30 s, as a busy TCG guest was seen taking over 10. It writes to the guest's tmpfs: on
 # the 9p share each packet is a slow write, and on the debug kernel tcpdump
 # fell so far behind that the kernel dropped most of a busy capture.
 # cap_stop copies the file to $RUN_DIR/NAME.pcap.
@@ -17,7 +18,11 @@ cap_launch() {
 }
 
 cap_ready() {
-	retry 20 0.5 on_host "$1" "test -s /tmp/rpcap-$2.pcap" >/dev/null
+	local end=$((SECONDS + 30))
+	until on_host "$1" "test -s /tmp/rpcap-$2.pcap" >/dev/null; do
+		[ $SECONDS -lt $end ] || { log "tcpdump $2 did not start on h$1 in 30 s"; return 1; }
+		sleep 0.5
+	done
 }
 
 # cap_save N NAME: once guest N's tcpdump for NAME has exited, move its file
@@ -49,15 +54,17 @@ cap_stop() {
 
 # cap_start_both NAME FILTER / cap_stop_both NAME: captures NAME-at1 and
 # NAME-at2 on both guests, started side by side (tcpdump takes 2 to 4 s
-# to start in a TCG guest).
+# to start in a TCG guest). Fails if either did not start; the caller
+# still calls cap_stop_both.
 cap_start_both() {
-	local name=$1
+	local name=$1 rc=0
 	shift
 	cap_launch 2 "$name-at2" "$@"
 	cap_launch 1 "$name-at1" "$@"
-	cap_ready 2 "$name-at2"
-	cap_ready 1 "$name-at1"
+	cap_ready 2 "$name-at2" || rc=1
+	cap_ready 1 "$name-at1" || rc=1
 	sleep 1
+	return $rc
 }
 
 cap_stop_both() {

@@ -51,7 +51,11 @@ only_port() {
 	local lines
 	lines=$(wire "$1" "$2" | awk '$2 != 1')
 	echo "$lines" | sed 's/^/  wire: /'
-	[ -n "$lines" ] || { echo "no RoCEv2 packets from $2"; return 1; }
+	if [ -z "$lines" ]; then
+		echo "no RoCEv2 packets from $2; the capture holds:"
+		tcpdump -nn -r "$RUN_DIR/$1.pcap" 2>&1 | tail -n 20
+		return 1
+	fi
 	! echo "$lines" | awk -v p="$3" '$1 != p { bad = 1 } END { exit !bad }'
 }
 
@@ -59,7 +63,10 @@ only_port() {
 capture_both() {
 	local name=$1 rc
 	shift
-	cap_start_both "$name" "udp dst port 4791"
+	if ! cap_start_both "$name" "udp dst port 4791"; then
+		cap_stop_both "$name"
+		return 1
+	fi
 	"$@" >"$RUN_DIR/$name.out" 2>&1
 	rc=$?
 	cap_stop_both "$name"
