@@ -11,7 +11,8 @@
 #
 # Usage: scripts/check-debug.sh [check.sh options, e.g. --only pin_churn]
 # Environment: NL_FUZZ_COUNT (messages per phase, default 50000 here;
-# `make fuzz` runs 500,000, 10^6 in all) and NL_FUZZ_SEED for the fuzzing run.
+# `make fuzz` runs 500,000, 10^6 in all) and NL_FUZZ_SEED for the fuzzing run;
+# FABRIC_CONG_RATE_KBIT (fabric_congestion's bottleneck, default 1000 here).
 
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +30,9 @@ export ROCEPATH_VM_MEM=${ROCEPATH_VM_MEM:-1536}
 export ROCEPATH_VM_CMDLINE=${ROCEPATH_VM_CMDLINE:-acpi=noirq}
 export ROCEPATH_VM_TIMEOUT_FACTOR=${ROCEPATH_VM_TIMEOUT_FACTOR:-4}
 export NL_FUZZ_COUNT=${NL_FUZZ_COUNT:-50000}
+# Two debug-kernel rxe senders move well under 1 Mbit/s between them: at the
+# production 4,000 kbit/s the bottleneck never queued, so nothing was marked.
+export FABRIC_CONG_RATE_KBIT=${FABRIC_CONG_RATE_KBIT:-1000}
 
 # The whole lane unless the caller picks tests: --only takes the union of
 # its arguments, so adding "--only vm" to the caller's would run everything.

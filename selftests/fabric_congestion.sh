@@ -49,20 +49,38 @@ RDEV=host$R
 R_IP=$(host_ip "$R")
 log "incast: h$S1 ($(host_ip "$S1")) and h$S2 ($(host_ip "$S2")) -> h$R ($R_IP); bottleneck $RLEAF $RDEV at $RATE kbit/s"
 
-# The bottleneck: TBF at RATE with a RED child that marks ECT packets
-# between MIN and MAX bytes of average queue (probability up to 0.1, every
-# ECT packet above MAX) and drops Not-ECT ones instead, hard limit LIMIT.
-# Thresholds scale with the rate: 20 ms, 60 ms, 200 ms of queue.
+# The bottleneck: TBF at RATE; under it RoCEv2 (UDP to 4791) queues in a
+# RED that marks ECT packets between MIN and MAX bytes of average queue
+# (probability up to 0.1, every ECT packet above MAX) and drops Not-ECT
+# ones instead, hard limit LIMIT. Everything else (ib_write_bw's TCP
+# exchange, ARP) goes first, through a fifo, as a fabric carries it in
+# another class: through the RED, whose average stays above MAX for
+# seconds, every Not-ECT segment of the final exchange was dropped and
+# the writers, done writing, overran the phase bound on the debug kernel.
+# Thresholds scale with the rate: 20 ms, 60 ms, 200 ms of queue; the limit
+# never goes below 100 kB (200 ms at 4000 kbit/s), as an unpaced sender
+# bursts its RC window (rxe keeps up to 64 packets in flight) and a
+# smaller buffer tail-drops each go-back-N retry whole: at 1000 kbit/s
+# with 25 kB, a debug-kernel sender sat in RC timeouts for the phase.
 BPS=$((RATE * 125))
 MIN=$((BPS / 50)) MAX=$((BPS * 3 / 50)) LIMIT=$((BPS / 5))
+[ $LIMIT -ge 100000 ] || LIMIT=100000
+QDELAY_MS=$((LIMIT * 1000 / BPS))
 AVPKT=1100
 BURST=$(((2 * MIN + MAX) / (3 * AVPKT) + 1))
 bottleneck() {
 	on_host "$FABRIC_HOST" "tc -n $RLEAF qdisc replace dev $RDEV root handle 1: tbf \
 			rate ${RATE}kbit burst 4000 limit $((2 * LIMIT)) &&
-		tc -n $RLEAF qdisc add dev $RDEV parent 1:1 handle 10: red limit $LIMIT \
+		tc -n $RLEAF qdisc add dev $RDEV parent 1:1 handle 2: prio bands 2 \
+			priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 &&
+		tc -n $RLEAF qdisc add dev $RDEV parent 2:1 handle 20: pfifo limit 1000 &&
+		tc -n $RLEAF qdisc add dev $RDEV parent 2:2 handle 10: red limit $LIMIT \
 			min $MIN max $MAX avpkt $AVPKT burst $BURST bandwidth ${RATE}kbit \
 			probability 0.1 ecn &&
+		tc -n $RLEAF filter add dev $RDEV parent 2: protocol ip prio 1 u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff flowid 2:2 &&
+		tc -n $RLEAF filter add dev $RDEV parent 2: protocol ipv6 prio 2 u32 \
+			match ip6 protocol 17 0xff match ip6 dport 4791 0xffff flowid 2:2 &&
 		tc -n $RLEAF qdisc show dev $RDEV"
 }
 unshape() { on_host "$FABRIC_HOST" "tc -n $RLEAF qdisc del dev $RDEV root"; }
@@ -71,11 +89,25 @@ ksft_test "bottleneck: $RLEAF's port to h$R shaped to $RATE kbit/s, RED marks EC
 	bottleneck || ksft_exit
 
 # rocepath on the three hosts (accounting always; RP/NP per phase). The
-# pacing bound stays below the QPs' RC timeout (ib_write_bw -u 18: 1.07 s)
-# and above the queue's worst delay (LIMIT: 200 ms).
+# pacing bound (rp_pace_max_delay_ms) is 300 ms at 4000 kbit/s and grows
+# as the rate falls (up to the module's 5 s): while a QP's pacing debt is
+# at the bound, its 64 packets in flight leave once per bound, about
+# 1.9 Mbit/s at 300 ms, so a bound too short for the fair share leaves the
+# reaction point unable to slow a sender to it (at 1000 kbit/s: queue at
+# its limit, both writers stalled). The QPs' RC timeout (ib_write_bw -u U:
+# 4.096 us x 2^U) is the shortest from 1.07 s (U 18) that outlasts 1.5 x
+# the pacing bound plus the queue's worst delay (QDELAY_MS), so that a
+# packet held by both is not retransmitted.
+PACE_MS=$((300 * 4000 / RATE))
+[ $PACE_MS -ge 300 ] || PACE_MS=300
+[ $PACE_MS -le 5000 ] || PACE_MS=5000
+RC_U=18
+while [ $(((4096 << RC_U) / 1000000)) -le $(((PACE_MS + QDELAY_MS) * 3 / 2)) ] && [ $RC_U -lt 24 ]; do
+	RC_U=$((RC_U + 1))
+done
 for n in $S1 $S2 $R; do
 	defer rp_unload "$n"
-	rp_load "$n" rp_pace_max_delay_ms=300 || ksft_skip_all "cannot load $ROCEPATH_KO on h$n"
+	rp_load "$n" rp_pace_max_delay_ms=$PACE_MS || ksft_skip_all "cannot load $ROCEPATH_KO on h$n"
 done
 # The RP's pacing needs fq on the senders; it is there in every phase so
 # that the phases differ in DCQCN only.
@@ -111,7 +143,7 @@ dcqcn() { # PHASE: set the senders' RP and the receiver's NP
 if ! { GR=$(host_gid "$R") && G1=$(host_gid "$S1") && G2=$(host_gid "$S2"); }; then
 	ksft_skip_all "no RoCEv2 GID on a host"
 fi
-BW="ib_write_bw -d $IBDEV -s $SIZE -n $WRITES -F -u 18"
+BW="ib_write_bw -d $IBDEV -s $SIZE -n $WRITES -F -u $RC_U"
 
 # incast PHASE: both senders write to the receiver at once while the
 # bottleneck's qdisc is sampled. Writes $W/PHASE.json; fails when nothing
@@ -190,7 +222,7 @@ fi
 rows=()
 for ph in $PHASES; do [ -f "$W/$ph.json" ] && rows+=("$W/$ph.json"); done
 if [ ${#rows[@]} -gt 0 ]; then
-	log "bottleneck $RLEAF $RDEV, $RATE kbit/s, RED $MIN..$MAX B (limit $LIMIT); $WRITES writes of $SIZE B per sender, phase bound $((3 * SECS)) s:"
+	log "bottleneck $RLEAF $RDEV, $RATE kbit/s, RED $MIN..$MAX B (limit $LIMIT, $QDELAY_MS ms); pacing bound $PACE_MS ms; RC timeout -u $RC_U; $WRITES writes of $SIZE B per sender, phase bound $((3 * SECS)) s:"
 	$CONG table "${rows[@]}" | sed 's/^/# | /'
 fi
 log "fabric guest: $(on_host "$FABRIC_HOST" "free -m | awk '/^Mem:/ { print \$3 \" MiB used of \" \$2 }'")"
