@@ -22,6 +22,7 @@
 #include "dev.h"
 #include "flow.h"
 #include "netlink.h"
+#include "pin.h"
 #include "qp.h"
 
 /* A device's name, replaced as a whole on rename so readers never tear it. */
@@ -272,16 +273,28 @@ int rocepath_nl_dev_get_dumpit(struct sk_buff *skb,
 	return ret;
 }
 
+/*
+ * By the name the registry holds (it follows renames), not the core's
+ * ib_device_get_by_name(), which still finds a device while its clients
+ * are being removed: dev_remove() takes the device off this list before
+ * it drops the device's pin rules, so a rule resolved under pin_lock is
+ * either dropped with them or refused here.
+ */
 int rocepath_dev_index(const char *name, u32 *index)
 {
-	struct ib_device *ibdev;
+	struct rocepath_dev *d;
+	int err = -ENODEV;
 
-	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
-	if (!ibdev)
-		return -ENODEV;
-	*index = ibdev->index;
-	ib_device_put(ibdev);
-	return 0;
+	rcu_read_lock();
+	list_for_each_entry_rcu(d, &devs, list) {
+		if (!strcmp(rcu_dereference(d->name)->s, name)) {
+			*index = d->index;
+			err = 0;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return err;
 }
 
 bool rocepath_dev_index_name(u32 index, char *buf, size_t len)
@@ -445,6 +458,7 @@ static void dev_remove(struct ib_device *ibdev, void *data)
 	list_del_rcu(&d->list);
 	dev_generation++;
 	mutex_unlock(&dev_lock);
+	rocepath_pin_dev_gone(d->index);
 	rocepath_dcqcn_dev_stop(&d->dcqcn);
 	synchronize_rcu();
 	rocepath_qp_del_device(ibdev);

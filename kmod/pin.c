@@ -481,6 +481,66 @@ out:
 	return err;
 }
 
+static bool set_has_dev_rules(const struct pin_set *s)
+{
+	return s->kinds[KIND_DEV] || s->kinds[KIND_DEV | KIND_LQPN] ||
+	       s->kinds[KIND_DEV | KIND_RQPN] ||
+	       s->kinds[KIND_DEV | KIND_RQPN | KIND_LQPN];
+}
+
+/* Remove @s's rules scoped to device @index; @live: readers may hold them. */
+static unsigned int set_drop_dev(struct pin_set *s, u32 index, bool live)
+{
+	struct rocepath_pin *p;
+	struct hlist_node *tmp;
+	unsigned int i, n = 0;
+
+	if (!set_has_dev_rules(s))
+		return 0;
+	for (i = 0; i < (1U << s->hbits); i++) {
+		hlist_for_each_entry_safe(p, tmp, &s->buckets[i], node) {
+			if (p->key.dev_index != index)
+				continue;
+			set_remove(s, p);
+			if (live)
+				kfree_rcu(p, rcu);
+			else
+				kfree(p);
+			n++;
+		}
+		if (!(i & 1023))
+			cond_resched();
+	}
+	return n;
+}
+
+/*
+ * A device went away. The core never reuses its index (xa_alloc_cyclic),
+ * so rules scoped to it cannot match again, and a dump, which names the
+ * device from the registry, would show them without one, as if they held
+ * for every device. They go from the live set (monitors hear of it) and
+ * from staged transactions, which then commit what the live set would
+ * hold had the device gone after the commit.
+ */
+void rocepath_pin_dev_gone(u32 index)
+{
+	struct staging *st;
+	unsigned int n;
+	u32 gen = 0;
+
+	mutex_lock(&pin_lock);
+	n = set_drop_dev(rcu_dereference_protected(live,
+						   lockdep_is_held(&pin_lock)),
+			 index, true);
+	list_for_each_entry(st, &stagings, list)
+		set_drop_dev(st->set, index, false);
+	if (n)
+		gen = bump_generation();
+	mutex_unlock(&pin_lock);
+	if (n)
+		rocepath_nl_pins_replaced(gen);
+}
+
 /* The socket went away: drop its staging set. */
 void rocepath_pin_release(u32 portid)
 {

@@ -50,6 +50,7 @@ const struct rocepath_pin *rocepath_pin_lookup(u32 dev_index,
 
 /* A netlink socket closed: its pin-replace staging set goes with it. */
 void rocepath_pin_release(u32 portid);
+void rocepath_pin_dev_gone(u32 index);
 
 struct rocepath_pin_stats {
 	u32 rules;

@@ -4,7 +4,9 @@
 
 usage: pin_ynl.py MODE PEER_IP4 PEER_IP6 IBDEV
 MODE: main (rules, rejections, replace, monitor), unpriv (every change is
-EPERM, dumps work), limits (module loaded with max_rules=2 max_sports=4).
+EPERM, dumps work), limits (module loaded with max_rules=2 max_sports=4),
+devices PEER_IP4 (an rxe device comes and goes, and its pin rules with it),
+monitor SECS, replace-loop PEER_IP4 COUNT.
 Prints "PASS desc" / "FAIL desc" lines (pin_ynl.sh turns them into TAP)
 and a last line "# counts PASS FAIL".
 """
@@ -263,8 +265,9 @@ def monitor_mode(secs):
         time.sleep(0.1)
 
 
-def devices_mode():
-    """An rxe device on a veth appears and goes with dev-add/del-ntf."""
+def devices_mode(peer4):
+    """An rxe device on a veth appears and goes with dev-add/del-ntf; its
+    pin rules go with it, the live set's and a staged transaction's."""
     import subprocess
     sh = lambda c: subprocess.run(c, shell=True, capture_output=True, text=True)
     m = fam()
@@ -282,6 +285,17 @@ def devices_mode():
     result('rpxe0' in devs, 'dev-get lists a new rxe device', devs)
     result(any(x['name'] == 'dev-add-ntf' and x['msg']['dev']['ibdev'] == 'rpxe0'
                for x in got), 'dev-add-ntf announces it', got)
+    # Rules scoped to rpxe0 (live and staged) and for every device.
+    r4 = a(peer4)
+    scoped = {'remote': r4, 'ibdev': 'rpxe0', 'sport': [54001]}
+    y.do('pin-add', {'pin': scoped})
+    y.do('pin-add', {'pin': {'remote': r4, 'lqpn': 77, 'sport': [54002]}})
+    y2 = fam()
+    y2.do('pin-replace', {'replace-flags': 1, 'pin': [
+        {'remote': r4, 'ibdev': 'rpxe0', 'sport': [54003]},
+        {'remote': r4, 'lqpn': 78, 'sport': [54004]}]})
+    before = pins(y)
+    drain(m, 1)
     sh('rdma link delete rpxe0')
     time.sleep(1)
     devs = [d['dev']['ibdev'] for d in y.dump('dev-get', {})]
@@ -290,6 +304,23 @@ def devices_mode():
     result('rpxe0' not in devs, 'dev-get forgets a removed device', devs)
     result(any(x['name'] == 'dev-del-ntf' and x['msg']['dev']['ibdev'] == 'rpxe0'
                for x in got), 'dev-del-ntf announces the removal', got)
+    after = pins(y)
+    result(any(p.get('ibdev') == 'rpxe0' and p['sport'] == [54001] for p in before) and
+           not any(p['sport'] == [54001] for p in after),
+           'a rule scoped to a removed device goes with it (not left looking unscoped)',
+           f'before {before} after {after}')
+    result(any(p['sport'] == [54002] and 'ibdev' not in p for p in after),
+           'a rule for every device stays', after)
+    result(any(x['name'] == 'pins-replaced-ntf' for x in got),
+           'pins-replaced-ntf announces the dropped rule', got)
+    expect_err(y, 'pin-add', {'pin': scoped}, 19, 'unknown RDMA device',
+               'pin-add scoped to the removed device')
+    y2.do('pin-replace', {'replace-flags': 2})
+    after = pins(y)
+    result(sorted(p['sport'] for p in after) == [[54004]],
+           'a transaction staged before the removal commits without its rule',
+           after)
+    y.do('pin-flush', {})
 
 
 def replace_loop(peer4, count):
@@ -311,7 +342,7 @@ if __name__ == '__main__':
         elif mode == 'monitor':
             monitor_mode(float(sys.argv[2]))
         elif mode == 'devices':
-            devices_mode()
+            devices_mode(sys.argv[2])
         elif mode == 'replace-loop':
             replace_loop(sys.argv[2], int(sys.argv[3]))
         elif mode == 'limits':

@@ -63,7 +63,7 @@ run_py python3 selftests/pin_ynl.py main "$PEER_IP4" "$PEER_IP6" "$IBDEV"
 
 # RDMA devices coming and going (an rxe on a local veth pair).
 if command -v rdma >/dev/null; then
-	run_py python3 selftests/pin_ynl.py devices
+	run_py python3 selftests/pin_ynl.py devices "$PEER_IP4"
 else
 	ksft_skip "dev-add-ntf / dev-del-ntf: iproute2 rdma missing"
 fi
