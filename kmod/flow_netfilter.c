@@ -135,6 +135,14 @@ static void roce_out(struct sk_buff *skb, const struct nf_hook_state *state,
 
 	if (!roce_parse(skb, v6, true, &p) || !state->out)
 		return;
+	/*
+	 * Only the RDMA stack's packets, which rxe sends from its QPs' kernel
+	 * sockets: any local process can send RoCEv2-shaped datagrams to 4791,
+	 * and counting them would let it create flow records, which evict
+	 * others, and put its own socket under the reaction point.
+	 */
+	if (!skb->sk || !sk_fullsock(skb->sk) || !skb->sk->sk_kern_sock)
+		return;
 	/* Our own CNPs are counted by the builder. */
 	if (p.opcode == ROCEPATH_OP_CNP)
 		return;

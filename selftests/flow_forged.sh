@@ -6,6 +6,7 @@
 # address (192.0.2.200, added on h2) draw no CNP, land in rx-only records
 # and leave the QP's flow as the wire says; at a full table (max_flows=4)
 # they evict nothing, and a new QP's flow then evicts an rx-only record.
+# RoCEv2-shaped datagrams a local process sends leave no record at all.
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/flow_lib.sh"
@@ -149,4 +150,26 @@ new_qp_ok() {
 	jq -e --argjson s "$st" '."flow-evictions" == $s."flow-evictions" + 1' <<<"$st1" >/dev/null
 }
 ksft_test "a new QP's flow evicts an rx-only record, not the old QP's" new_qp_ok
+
+# A local process (root's, even) sends RoCEv2-shaped datagrams from a UDP
+# socket to h2, naming the QP's peer QPN: not the RDMA stack's packets
+# (rxe sends from its QPs' kernel sockets), so h1 keeps no record of them
+# and, at its full table, neither evicts nor tries to.
+st2=$(stats)
+rqpn=$(jq .dqpn <<<"$real")
+ksft_test "20 RoCEv2-shaped datagrams from a UDP socket on h1 to QP $rqpn on h2" \
+	python3 "$FORGE" "$HOST_IP4" "$PEER_IP4" 52000 20 "$rqpn" --vary-sport
+sleep 1
+local_ok() {
+	local fl st3
+	fl=$(flows_json 1)
+	st3=$(stats)
+	log "stats before: $st2"
+	log "stats after: $st3"
+	jq -e '[.[] | select(.sport != null and .sport >= 52000 and .sport < 52020)] |
+		length == 0' <<<"$fl" >/dev/null &&
+	jq -e --argjson s "$st2" '."flow-evictions" == $s."flow-evictions" and
+		."flow-alloc-failures" == $s."flow-alloc-failures"' <<<"$st3" >/dev/null
+}
+ksft_test "h1 keeps no flow record for a local process's datagrams" local_ok
 ksft_exit
