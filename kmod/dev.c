@@ -273,6 +273,19 @@ int rocepath_nl_dev_get_dumpit(struct sk_buff *skb,
 	return ret;
 }
 
+/* Under rcu_read_lock() or dev_lock. */
+static struct rocepath_dev *dev_by_name(const char *name)
+{
+	struct rocepath_dev *d;
+
+	list_for_each_entry_rcu(d, &devs, list, lockdep_is_held(&dev_lock))
+		if (!strcmp(rcu_dereference_check(d->name,
+						  lockdep_is_held(&dev_lock))->s,
+			    name))
+			return d;
+	return NULL;
+}
+
 /*
  * By the name the registry holds (it follows renames), not the core's
  * ib_device_get_by_name(), which still finds a device while its clients
@@ -286,12 +299,10 @@ int rocepath_dev_index(const char *name, u32 *index)
 	int err = -ENODEV;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(d, &devs, list) {
-		if (!strcmp(rcu_dereference(d->name)->s, name)) {
-			*index = d->index;
-			err = 0;
-			break;
-		}
+	d = dev_by_name(name);
+	if (d) {
+		*index = d->index;
+		err = 0;
 	}
 	rcu_read_unlock();
 	return err;
@@ -370,15 +381,10 @@ struct rocepath_dcqcn_dev *rocepath_dev_dcqcn_by_name(const char *name)
 {
 	struct rocepath_dev *d;
 
+	/* renames take dev_lock too: the name is stable here */
 	lockdep_assert_held(&dev_lock);
-	list_for_each_entry(d, &devs, list) {
-		/* renames take dev_lock too: the name is stable here */
-		if (!strcmp(rcu_dereference_protected(d->name,
-						      lockdep_is_held(&dev_lock))->s,
-			    name))
-			return &d->dcqcn;
-	}
-	return NULL;
+	d = dev_by_name(name);
+	return d ? &d->dcqcn : NULL;
 }
 
 /*

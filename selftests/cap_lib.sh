@@ -6,9 +6,10 @@
 
 # cap_launch N NAME FILTER: start tcpdump on guest N's $NETDEV; cap_ready N
 # NAME: it has written its file header, which it does once the capture is
-# open; 30 s, as a busy TCG guest was seen taking over 10. It writes to the guest's tmpfs: on
-# the 9p share each packet is a slow write, and on the debug kernel tcpdump
-# fell so far behind that the kernel dropped most of a busy capture.
+# open (given 30 s: a busy TCG guest was seen taking over 10). It writes to
+# the guest's tmpfs: on the 9p share each packet is a slow write, and on
+# the debug kernel tcpdump fell so far behind that the kernel dropped most
+# of a busy capture.
 # cap_stop copies the file to $RUN_DIR/NAME.pcap.
 cap_launch() {
 	local n=$1 name=$2
