@@ -11,7 +11,8 @@
  * through ib_get_client_data(), valid only while its client is registered.
  *
  * What each exit step waits for, so no CPU runs module code once it is
- * freed: unregister_kretprobes() waits for running probe handlers; the
+ * freed: unregister_ftrace_function() waits for running entry hooks and
+ * unregister_kretprobes() for running return handlers; the
  * hooks' exit calls synchronize_net() for packets inside them
  * (nf_unregister_net_hooks() does not wait for those); the registry and
  * the flow table rcu_barrier() for their call_rcu() callbacks. kfree_rcu()

@@ -4,10 +4,11 @@
  * (remote, UDP source port), which the path-set choice reads.
  *
  * Readers (rocepath_qp_lookup_remote(), rocepath_qp_rx_match(), dumps)
- * walk RCU hash chains. Writers are the modify/destroy probe handlers,
- * which run with preemption disabled (ftrace-based kprobes only: the probe
- * code refuses others), and device removal; every write is under one
- * spinlock and allocates with GFP_ATOMIC.
+ * walk RCU hash chains. Writers are the modify/destroy hooks, which run in
+ * the modifying task with preemption disabled (ftrace callbacks and return
+ * handlers, qp_probe.c), dumps settling entries whose verdict no return
+ * probe saw, and device removal; every write is under one spinlock and
+ * allocates with GFP_ATOMIC.
  * Nothing takes the lock from interrupt or softirq context.
  */
 #include <linux/hash.h>
@@ -23,6 +24,7 @@
 #include "netlink.h"
 #include "pin.h"
 #include "qp.h"
+#include "stats.h"
 
 static unsigned int max_qps = 65536;
 module_param(max_qps, uint, 0444);
@@ -39,6 +41,13 @@ MODULE_PARM_DESC(max_qps, "Limit on tracked QPs (default 65536)");
  * its answer. Only LIVE entries are on the lookup chains (by local QPN, by
  * remote), so packets and dumps see only QPs the driver holds; every entry
  * counts towards its port's use, so concurrent modifies spread.
+ *
+ * The answer comes from a return probe, whose slots are limited and can
+ * all be held by other callers. When none was free, the entry is settled
+ * from the QP's own state instead (settle_stale(), settle_pending()):
+ * _ib_modify_qp() sets qp->av_sgid_attr to the modify's GID attribute only
+ * once the driver accepted the modify, and a destroy or modify on the same
+ * QP never overlaps an earlier one of the same task.
  */
 enum qp_state {
 	QP_PENDING,
@@ -51,8 +60,16 @@ struct rocepath_qp {
 	struct hlist_node lnode;	/* by local QPN, LIVE only */
 	struct hlist_node rnode;	/* by remote and QPN, LIVE only */
 	struct rcu_head rcu;
-	const struct ib_qp *qp;		/* identity only, never dereferenced */
+	struct list_head plist;		/* on pending_list while PENDING */
+	/*
+	 * Dereferenced only while PENDING, under qp_lock: a destroy's entry
+	 * hook settles or drops PENDING entries before the QP can be freed.
+	 */
+	const struct ib_qp *qp;
 	const struct ib_device *ibdev;	/* identity only */
+	const struct task_struct *owner; /* identity only: whose call awaits */
+	const struct ib_gid_attr *sgid;	/* identity only: the modify's GID */
+	bool sgid_ambiguous;		/* the QP had @sgid before the modify */
 	u64 id;				/* a QP's address can be reused; this not */
 	enum qp_state state;
 	struct rocepath_qp_info info;
@@ -71,6 +88,7 @@ static struct hlist_head qp_by_ptr[1 << QP_HASH_BITS];
 static struct hlist_head qp_by_lqpn[1 << QP_HASH_BITS];
 static struct hlist_head qp_by_remote[1 << QP_HASH_BITS];
 static struct hlist_head use_hash[1 << USE_HASH_BITS];
+static LIST_HEAD(pending_list);	/* PENDING entries, few: calls in flight */
 static u32 qp_count;		/* entries in any state */
 static u32 qp_live;		/* LIVE entries */
 static u32 qp_generation;
@@ -167,6 +185,8 @@ static void unlink_live(struct rocepath_qp *e)
 static void drop_qp(struct rocepath_qp *e)
 {
 	lockdep_assert_held(&qp_lock);
+	if (e->state == QP_PENDING)
+		list_del(&e->plist);
 	unlink_live(e);
 	hlist_del_rcu(&e->pnode);
 	use_dec(&e->info.remote, e->info.sport);
@@ -174,40 +194,140 @@ static void drop_qp(struct rocepath_qp *e)
 	kfree_rcu(e, rcu);
 }
 
-static struct rocepath_qp *find_id(const struct ib_qp *qp, u64 id)
+void rocepath_qp_notify(u8 cmd, const struct rocepath_qp_info *info)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = rocepath_nl_ntf_new(cmd, GFP_ATOMIC, &hdr);
+	if (!skb)
+		return;
+	if (rocepath_qp_fill(skb, info)) {
+		rocepath_nl_ntf_drop(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	rocepath_nl_notify(skb, GFP_ATOMIC);
+}
+
+/* The entry of @qp in @state that @owner's call left, if any. */
+static struct rocepath_qp *find_owned(const struct ib_qp *qp,
+				      const struct task_struct *owner,
+				      enum qp_state state)
 {
 	struct rocepath_qp *e;
 
 	hlist_for_each_entry(e, ptr_head(qp), pnode)
-		if (e->qp == qp && e->id == id)
+		if (e->qp == qp && e->owner == owner && e->state == state)
 			return e;
 	return NULL;
 }
 
+/* The driver accepted @e's modify: it replaces the QP's earlier path. */
+static void make_live(struct rocepath_qp *e)
+{
+	struct rocepath_qp *old;
+	struct hlist_node *tmp;
+
+	lockdep_assert_held(&qp_lock);
+	hlist_for_each_entry_safe(old, tmp, ptr_head(e->qp), pnode) {
+		if (old->qp != e->qp || old == e || old->state != QP_LIVE)
+			continue;
+		rocepath_qp_notify(ROCEPATH_CMD_QP_DEL_NTF, &old->info);
+		drop_qp(old);
+	}
+	list_del(&e->plist);
+	link_live(e);
+	rocepath_qp_notify(ROCEPATH_CMD_QP_ADD_NTF, &e->info);
+}
+
+/* The driver rejected @e's modify; it was never announced. */
+static void roll_back(struct rocepath_qp *e)
+{
+	lockdep_assert_held(&qp_lock);
+	drop_qp(e);
+	rocepath_stat_inc(ROCEPATH_STAT_QPS_ROLLED_BACK);
+}
+
+/*
+ * Settle what earlier calls on @qp left without a verdict, from the QP's
+ * state; @qp is live (a hook of its own is running). PENDING entries of
+ * @owner (any owner when NULL: a destroy excludes other calls) are over:
+ * accepted iff the QP now has their GID, which is the best guess too when
+ * it had that GID before. A DYING entry here is a destroy that is over;
+ * whether it failed or the memory is a new QP's, the record goes.
+ */
+static void settle_stale(const struct ib_qp *qp, const struct task_struct *owner)
+{
+	struct rocepath_qp *e;
+	struct hlist_node *tmp;
+
+	lockdep_assert_held(&qp_lock);
+	hlist_for_each_entry_safe(e, tmp, ptr_head(qp), pnode) {
+		if (e->qp != qp)
+			continue;
+		if (e->state == QP_PENDING && (!owner || e->owner == owner)) {
+			if (READ_ONCE(qp->av_sgid_attr) == e->sgid)
+				make_live(e);
+			else
+				roll_back(e);
+		} else if (e->state == QP_DYING) {
+			rocepath_qp_notify(ROCEPATH_CMD_QP_DEL_NTF, &e->info);
+			drop_qp(e);
+		} else {
+			continue;
+		}
+		rocepath_stat_inc(ROCEPATH_STAT_VERDICTS_INFERRED);
+	}
+}
+
+/*
+ * Before a dump: make LIVE the PENDING entries whose QP already shows the
+ * modify's GID and did not have it before, so unambiguously accepted. The
+ * rest wait for their return probe or the QP's next modify or destroy.
+ */
+static void settle_pending(void)
+{
+	struct rocepath_qp *e, *tmp;
+
+	spin_lock(&qp_lock);
+	list_for_each_entry_safe(e, tmp, &pending_list, plist) {
+		if (e->sgid_ambiguous || READ_ONCE(e->qp->av_sgid_attr) != e->sgid)
+			continue;
+		make_live(e);
+		rocepath_stat_inc(ROCEPATH_STAT_VERDICTS_INFERRED);
+	}
+	spin_unlock(&qp_lock);
+}
+
 /**
  * rocepath_qp_begin - a modify gives a QP its path: choose the port
- * @qp: the QP being modified
+ * @qp: the QP being modified (live: called from the modify's entry hook)
  * @info: the QP's key fields; sport is set to the default port on entry
  *	and to the chosen port on return
  * @sports: ports of the matching rule, ascending, or NULL
  * @nsports: number of @sports
+ * @sgid: the GID attribute the modify gives the QP (compared, not held)
  *
- * Records a PENDING entry that rocepath_qp_end() makes LIVE or drops once
- * the driver has answered. The choice and the count update happen under
- * one lock, so concurrent modifies spread evenly. Returns the entry's id,
- * 0 when the QP could not be tracked (table full, no memory).
+ * Records a PENDING entry, owned by the calling task, that
+ * rocepath_qp_end() makes LIVE or drops once the driver has answered. The
+ * choice and the count update happen under one lock, so concurrent
+ * modifies spread evenly. Returns false when the QP could not be tracked
+ * (table full, no memory).
  */
-u64 rocepath_qp_begin(const struct ib_qp *qp, struct rocepath_qp_info *info,
-		      const u16 *sports, unsigned int nsports)
+bool rocepath_qp_begin(const struct ib_qp *qp, struct rocepath_qp_info *info,
+		       const u16 *sports, unsigned int nsports,
+		       const struct ib_gid_attr *sgid)
 {
 	struct rocepath_qp *e;
-	unsigned int i;
 	u32 best = U32_MAX;
-	u64 id = 0;
+	bool tracked = false;
+	unsigned int i;
 
 	e = kmalloc(sizeof(*e), GFP_ATOMIC);
 
 	spin_lock(&qp_lock);
+	settle_stale(qp, current);
 	for (i = 0; i < nsports; i++) {
 		u32 n = use_count(&info->remote, sports[i]);
 
@@ -221,130 +341,103 @@ u64 rocepath_qp_begin(const struct ib_qp *qp, struct rocepath_qp_info *info,
 	if (e && qp_count < max_qps) {
 		e->qp = qp;
 		e->ibdev = qp->device;
+		e->owner = current;
+		e->sgid = sgid;
+		e->sgid_ambiguous = READ_ONCE(qp->av_sgid_attr) == sgid;
 		e->id = qp_next_id++;
 		e->state = QP_PENDING;
 		e->info = *info;
 		INIT_HLIST_NODE(&e->lnode);
 		INIT_HLIST_NODE(&e->rnode);
 		hlist_add_head_rcu(&e->pnode, ptr_head(qp));
+		list_add_tail(&e->plist, &pending_list);
 		use_inc(&info->remote, info->sport);
 		qp_count++;
-		id = e->id;
+		tracked = true;
 		e = NULL;
 	}
 	spin_unlock(&qp_lock);
 
 	kfree(e);
-	return id;
+	return tracked;
 }
 
 /**
- * rocepath_qp_end - the driver answered the modify rocepath_qp_begin() saw
+ * rocepath_qp_end - the driver answered a modify of @qp by this task
  * @qp: the QP
- * @id: what rocepath_qp_begin() returned
  * @ok: the driver accepted the modify
- * @gone: filled with the entry this one replaced (accepted) or with this
- *	one (rejected; it was never announced)
- * @live: filled with the entry now live, for the qp-add notification
  *
- * Returns ROCEPATH_QP_ADDED and/or ROCEPATH_QP_REMOVED: which of @live and
- * @gone were filled.
+ * Settles the PENDING entry rocepath_qp_begin() left for this call, if it
+ * is still there, and announces what changed.
  */
-unsigned int rocepath_qp_end(const struct ib_qp *qp, u64 id, bool ok,
-			     struct rocepath_qp_info *gone,
-			     struct rocepath_qp_info *live)
-{
-	struct rocepath_qp *e, *old;
-	struct hlist_node *tmp;
-	unsigned int done = 0;
-
-	spin_lock(&qp_lock);
-	e = find_id(qp, id);
-	if (!e || e->state != QP_PENDING)
-		goto out;
-	if (!ok) {
-		*gone = e->info;
-		drop_qp(e);
-		done = ROCEPATH_QP_REMOVED;
-		goto out;
-	}
-	/* The QP's earlier path, if any, is now replaced. */
-	hlist_for_each_entry_safe(old, tmp, ptr_head(qp), pnode) {
-		if (old->qp != qp || old == e || old->state != QP_LIVE)
-			continue;
-		*gone = old->info;
-		drop_qp(old);
-		done |= ROCEPATH_QP_REMOVED;
-	}
-	link_live(e);
-	*live = e->info;
-	done |= ROCEPATH_QP_ADDED;
-out:
-	spin_unlock(&qp_lock);
-	return done;
-}
-
-/**
- * rocepath_qp_destroy_begin - a destroy of @qp starts
- * @qp: the QP
- *
- * Its entries leave the lookup chains (the QP sends nothing more) but are
- * kept until the driver answers. Returns the id to hand to
- * rocepath_qp_destroy_end(), 0 when the QP is not tracked.
- *
- * Matched by address alone, like the replacement in rocepath_qp_end(): @qp
- * is live here, so a LIVE entry at its address is either its own or one
- * left by a QP whose destroy no probe slot saw (probe-missed) and whose
- * memory @qp now occupies. Either way it must go, and nothing else would
- * ever remove the second kind.
- */
-u64 rocepath_qp_destroy_begin(const struct ib_qp *qp)
+void rocepath_qp_end(const struct ib_qp *qp, bool ok)
 {
 	struct rocepath_qp *e;
-	u64 id = 0;
 
 	spin_lock(&qp_lock);
+	e = find_owned(qp, current, QP_PENDING);
+	if (e) {
+		if (ok)
+			make_live(e);
+		else
+			roll_back(e);
+	}
+	spin_unlock(&qp_lock);
+}
+
+/**
+ * rocepath_qp_destroy_begin - a destroy of @qp starts (its entry hook)
+ * @qp: the QP, live until the driver has freed it
+ *
+ * Earlier calls' entries are settled first. The QP's LIVE entry leaves the
+ * lookup chains (the QP sends nothing more) but is kept, owned by this
+ * task, until the driver answers.
+ *
+ * Matched by address alone: @qp is live here, so a LIVE entry at its
+ * address is either its own or one left by a QP whose destroy no hook saw
+ * and whose memory @qp now occupies. Either way it must go, and nothing
+ * else would ever remove the second kind.
+ */
+void rocepath_qp_destroy_begin(const struct ib_qp *qp)
+{
+	struct rocepath_qp *e;
+
+	spin_lock(&qp_lock);
+	settle_stale(qp, NULL);
 	hlist_for_each_entry(e, ptr_head(qp), pnode) {
 		if (e->qp == qp && e->state == QP_LIVE) {
 			unlink_live(e);
 			e->state = QP_DYING;
-			id = e->id;
+			e->owner = current;
 			break;
 		}
 	}
 	spin_unlock(&qp_lock);
-	return id;
 }
 
 /**
- * rocepath_qp_destroy_end - the driver answered a destroy
- * @qp: the QP (its memory may already be reused: only @id identifies)
- * @id: what rocepath_qp_destroy_begin() returned
+ * rocepath_qp_destroy_end - the driver answered this task's destroy
+ * @qp: the QP (its memory may already be reused: only the owner matches)
  * @ok: the QP is gone
- * @info: filled with the entry removed, for the qp-del notification
  *
- * Returns true when an entry was removed; a refused destroy makes the
- * entry LIVE again.
+ * Removes and announces the entry, or makes it LIVE again when the driver
+ * refused the destroy.
  */
-bool rocepath_qp_destroy_end(const struct ib_qp *qp, u64 id, bool ok,
-			     struct rocepath_qp_info *info)
+void rocepath_qp_destroy_end(const struct ib_qp *qp, bool ok)
 {
 	struct rocepath_qp *e;
-	bool removed = false;
 
 	spin_lock(&qp_lock);
-	e = find_id(qp, id);
-	if (e && e->state == QP_DYING) {
+	e = find_owned(qp, current, QP_DYING);
+	if (e) {
 		if (ok) {
-			*info = e->info;
+			rocepath_qp_notify(ROCEPATH_CMD_QP_DEL_NTF, &e->info);
 			drop_qp(e);
-			removed = true;
 		} else {
 			link_live(e);
 		}
 	}
 	spin_unlock(&qp_lock);
-	return removed;
 }
 
 /*
@@ -549,6 +642,9 @@ static bool dump_walk(struct rocepath_dump *d, unsigned long b)
 int rocepath_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	int ret;
+
+	if (!cb->args[0])
+		settle_pending();
 
 	rcu_read_lock();
 	ret = rocepath_dump_run(skb, cb, READ_ONCE(qp_generation), dump_walk,

@@ -6,7 +6,8 @@
  * context, softirq included, and never sleep. They see a QP only while
  * the driver holds it: from the accepted modify that gave it its path to
  * the start of its destroy. The table is written only by the modify and
- * destroy probes and by device removal.
+ * destroy hooks, by dumps settling what no return probe answered, and by
+ * device removal.
  */
 #ifndef _ROCEPATH_QP_H
 #define _ROCEPATH_QP_H
@@ -103,18 +104,13 @@ struct rocepath_qp_stats {
 int rocepath_qp_init(void);
 void rocepath_qp_exit(void);
 
-/* What rocepath_qp_end() filled in. */
-#define ROCEPATH_QP_ADDED	1
-#define ROCEPATH_QP_REMOVED	2
-
-u64 rocepath_qp_begin(const struct ib_qp *qp, struct rocepath_qp_info *info,
-		      const u16 *sports, unsigned int nsports);
-unsigned int rocepath_qp_end(const struct ib_qp *qp, u64 id, bool ok,
-			     struct rocepath_qp_info *gone,
-			     struct rocepath_qp_info *live);
-u64 rocepath_qp_destroy_begin(const struct ib_qp *qp);
-bool rocepath_qp_destroy_end(const struct ib_qp *qp, u64 id, bool ok,
-			     struct rocepath_qp_info *info);
+bool rocepath_qp_begin(const struct ib_qp *qp, struct rocepath_qp_info *info,
+		       const u16 *sports, unsigned int nsports,
+		       const struct ib_gid_attr *sgid);
+void rocepath_qp_end(const struct ib_qp *qp, bool ok);
+void rocepath_qp_destroy_begin(const struct ib_qp *qp);
+void rocepath_qp_destroy_end(const struct ib_qp *qp, bool ok);
+void rocepath_qp_notify(u8 cmd, const struct rocepath_qp_info *info);
 void rocepath_qp_del_device(const struct ib_device *ibdev);
 u32 rocepath_qp_sport_count(const struct in6_addr *remote, u16 sport);
 void rocepath_qp_get_stats(struct rocepath_qp_stats *s);

@@ -1,25 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rocepath: the pinning probes.
+ * rocepath: the pinning hooks.
  *
- * A return probe on the RDMA core's static _ib_modify_qp(qp, attr,
- * attr_mask, udata), which both ib_modify_qp() (kernel ULPs, rdma_cm) and
- * ib_modify_qp_with_udata() (uverbs) call before the driver's modify_qp.
+ * The RDMA core's static _ib_modify_qp(qp, attr, attr_mask, udata) is
+ * where both ib_modify_qp() (kernel ULPs, rdma_cm) and
+ * ib_modify_qp_with_udata() (uverbs) pass before the driver's modify_qp.
  * When a RoCEv2 RC, UC or XRC QP gets its address vector and destination
- * QPN (IB_QP_AV | IB_QP_DEST_QPN, normally INIT->RTR), the entry handler
- * sets ah_attr.grh.flow_label so that the driver derives the planned UDP
- * source port from it (rdma_flow_label_to_udp_sport()) and records the QP
- * as pending; the return handler makes the record live if the driver
- * accepted the modify and drops it if not. A return probe on
- * ib_destroy_qp_user() likewise forgets a QP only once it is destroyed.
+ * QPN (IB_QP_AV | IB_QP_DEST_QPN, normally INIT->RTR), the entry hook sets
+ * ah_attr.grh.flow_label so that the driver derives the planned UDP source
+ * port from it (rdma_flow_label_to_udp_sport()) and records the QP as
+ * pending. The entry hook on ib_destroy_qp_user() marks its record dying.
  *
- * Before arming anything, the signatures and the fields the handlers use
- * are checked against the kernel's BTF (btf_check.c), and the probes must
- * be ftrace-based: there the handlers run in the probed task's context
- * with preemption disabled, where GFP_ATOMIC allocations, kfree_rcu(),
- * queue_work() and spinlocks are allowed. Behind an int3 breakpoint they
- * would not be, and on PREEMPT_RT spinlocks sleep: the module refuses both.
+ * Entry hooks are ftrace_ops callbacks: they run in the calling task with
+ * preemption disabled, on every call, and need no per-call resource, so no
+ * other user can make a modify go unpinned. kprobes cannot promise that:
+ * a return probe's slots are a pool any local user can hold by sleeping in
+ * a modify (uverbs is open to all), and on arm64 there are no ftrace-based
+ * kprobes, so their handlers would run in the breakpoint exception.
+ *
+ * The driver's verdict only settles the bookkeeping. It comes from a
+ * return probe whose entry handler reads two registers and nothing else
+ * (safe in a breakpoint exception), and whose return handler runs from the
+ * return trampoline in the task. When the return probe had no slot, the
+ * record is settled from the QP's own state (qp.c), and the miss counted.
+ *
+ * Before anything is armed, the signatures and the fields the hooks use
+ * are checked against the kernel's BTF (btf_check.c), and the functions
+ * are looked up in ib_core alone.
  */
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -29,7 +38,6 @@
 
 #include "btf_check.h"
 #include "dev.h"
-#include "netlink.h"
 #include "pin.h"
 #include "qp.h"
 #include "qp_probe.h"
@@ -38,7 +46,7 @@
 static unsigned int probe_slots = 1024;
 module_param(probe_slots, uint, 0444);
 MODULE_PARM_DESC(probe_slots,
-		 "Modify- and destroy-QP calls each probe watches at once (16..65536, default 1024); a call beyond is not pinned and is counted");
+		 "Modify- and destroy-QP returns each return probe watches at once (16..65536, default 1024); a return beyond is settled from the QP's state and counted");
 
 #define PROBE_SLOTS_MIN		16
 #define PROBE_SLOTS_MAX		65536
@@ -51,22 +59,6 @@ static u32 sport_to_flow_label(u16 sport)
 
 	/* 0 means "derive from the QPNs"; 0x4001 folds to 0xC000 too. */
 	return fl ? fl : 0x4001;
-}
-
-static void notify_qp(u8 cmd, const struct rocepath_qp_info *info)
-{
-	struct sk_buff *skb;
-	void *hdr;
-
-	skb = rocepath_nl_ntf_new(cmd, GFP_ATOMIC, &hdr);
-	if (!skb)
-		return;
-	if (rocepath_qp_fill(skb, info)) {
-		rocepath_nl_ntf_drop(skb);
-		return;
-	}
-	genlmsg_end(skb, hdr);
-	rocepath_nl_notify(skb, GFP_ATOMIC);
 }
 
 static bool connected(const struct ib_qp *qp)
@@ -82,11 +74,8 @@ static bool connected(const struct ib_qp *qp)
 	}
 }
 
-/*
- * The entry half of a modify: pin and record the QP. Returns the pending
- * record's id, 0 when there is nothing to settle at the return.
- */
-static u64 modify(struct ib_qp *qp, struct ib_qp_attr *attr)
+/* The entry half of a modify: pin and record the QP. */
+static void modify(struct ib_qp *qp, struct ib_qp_attr *attr)
 {
 	struct rdma_ah_attr *ah = &attr->ah_attr;
 	const struct ib_gid_attr *sgid, *held = NULL;
@@ -95,8 +84,8 @@ static u64 modify(struct ib_qp *qp, struct ib_qp_attr *attr)
 	const struct rocepath_pin *rule;
 	struct ib_global_route *grh;
 	struct net_device *ndev;
+	bool tracked;
 	u32 port;
-	u64 id;
 
 	port = rdma_ah_get_port_num(ah);
 	if (!connected(qp) || ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
@@ -148,8 +137,9 @@ static u64 modify(struct ib_qp *qp, struct ib_qp_attr *attr)
 		info.rule.dev = rule->key.dev_index != ROCEPATH_ANY;
 		info.rule.remote_v4 = rule->remote_v4;
 	}
-	id = rocepath_qp_begin(qp, &info, rule ? rule->sports : NULL,
-			       rule ? rule->nsports : 0);
+	/* @sgid is compared by address only from here on. */
+	tracked = rocepath_qp_begin(qp, &info, rule ? rule->sports : NULL,
+				    rule ? rule->nsports : 0, sgid);
 	rcu_read_unlock();
 
 	if (rule) {
@@ -160,93 +150,152 @@ static u64 modify(struct ib_qp *qp, struct ib_qp_attr *attr)
 	} else {
 		rocepath_stat_inc(ROCEPATH_STAT_RULE_MISSES);
 	}
-	if (!id)
+	if (!tracked)
 		rocepath_stat_inc(ROCEPATH_STAT_QPS_UNTRACKED);
-	return id;
+	return;
 
 skip_put:
 	if (held)
 		rdma_put_gid_attr(held);
 skip:
 	rocepath_stat_inc(ROCEPATH_STAT_QPS_SKIPPED);
-	return 0;
 }
 
-/* What a return probe keeps of one call (ri->data). */
-struct probe_call {
-	const struct ib_qp *qp;
-	u64 id;
-};
+/*
+ * Arguments from the tracer: the ftrace_regs accessor where the kernel has
+ * one (a macro on x86-64 from 6.2; arm64 has it wherever it traces with
+ * arguments only, and nothing else there), else the pt_regs that
+ * FTRACE_OPS_FL_SAVE_REGS asks for (6.1 on x86-64 and arm64).
+ */
+#if defined(ftrace_regs_get_argument) || \
+	(defined(CONFIG_ARM64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS))
+#define HOOK_FLAGS	FTRACE_OPS_FL_RECURSION
+static bool hook_args(struct ftrace_regs *fregs, unsigned long *a,
+		      unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		a[i] = ftrace_regs_get_argument(fregs, i);
+	return true;
+}
+#else
+#define HOOK_FLAGS	(FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_SAVE_REGS)
+static bool hook_args(struct ftrace_regs *fregs, unsigned long *a,
+		      unsigned int n)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	unsigned int i;
+
+	if (!regs)
+		return false;
+	for (i = 0; i < n; i++)
+		a[i] = regs_get_kernel_argument(regs, i);
+	return true;
+}
+#endif
 
 /* _ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask, ...) */
+static void modify_hook(unsigned long ip, unsigned long parent_ip,
+			struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	unsigned long a[3];
+	int bit;
+
+	/* Disables preemption too, until the unlock. */
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0) {
+		rocepath_stat_inc(ROCEPATH_STAT_HOOK_MISSED);
+		return;
+	}
+	rocepath_stat_inc(ROCEPATH_STAT_HOOK_CALLS);
+	if (!hook_args(fregs, a, 3))
+		rocepath_stat_inc(ROCEPATH_STAT_HOOK_MISSED);
+	else if (((int)a[2] & AV_DEST) == AV_DEST)
+		modify((struct ib_qp *)a[0], (struct ib_qp_attr *)a[1]);
+	ftrace_test_recursion_unlock(bit);
+}
+
+/* ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata) */
+static void destroy_hook(unsigned long ip, unsigned long parent_ip,
+			 struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	unsigned long a[1];
+	int bit;
+
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0) {
+		rocepath_stat_inc(ROCEPATH_STAT_HOOK_MISSED);
+		return;
+	}
+	if (hook_args(fregs, a, 1))
+		rocepath_qp_destroy_begin((const struct ib_qp *)a[0]);
+	else
+		rocepath_stat_inc(ROCEPATH_STAT_HOOK_MISSED);
+	ftrace_test_recursion_unlock(bit);
+}
+
+static struct ftrace_ops modify_ops = {
+	.func	= modify_hook,
+	.flags	= HOOK_FLAGS,
+};
+
+static struct ftrace_ops destroy_ops = {
+	.func	= destroy_hook,
+	.flags	= HOOK_FLAGS,
+};
+
+/*
+ * What a return probe keeps of one call (ri->data). The entry handlers may
+ * run in a breakpoint exception (arm64, or x86-64 without ftrace-based
+ * kprobes): they read registers and write here, nothing else.
+ */
+struct probe_call {
+	const struct ib_qp *qp;
+};
+
 static int modify_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct probe_call *call = (struct probe_call *)ri->data;
-	struct ib_qp *qp = (struct ib_qp *)regs_get_kernel_argument(regs, 0);
-	int mask = (int)regs_get_kernel_argument(regs, 2);
-	struct ib_qp_attr *attr;
 
-	rocepath_stat_inc(ROCEPATH_STAT_HOOK_CALLS);
-	if ((mask & AV_DEST) != AV_DEST)
-		return 1;
-	attr = (struct ib_qp_attr *)regs_get_kernel_argument(regs, 1);
-	call->qp = qp;
-	call->id = modify(qp, attr);
 	/* Non-zero: no return handler for this call. */
-	return !call->id;
+	if (((int)regs_get_kernel_argument(regs, 2) & AV_DEST) != AV_DEST)
+		return 1;
+	call->qp = (const struct ib_qp *)regs_get_kernel_argument(regs, 0);
+	return 0;
 }
 
 static int modify_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct probe_call *call = (struct probe_call *)ri->data;
-	bool ok = !regs_return_value(regs);
-	struct rocepath_qp_info gone, live;
-	unsigned int done;
 
-	done = rocepath_qp_end(call->qp, call->id, ok, &gone, &live);
-	if (!ok) {
-		/* Never announced, so nothing to withdraw. */
-		if (done & ROCEPATH_QP_REMOVED)
-			rocepath_stat_inc(ROCEPATH_STAT_QPS_ROLLED_BACK);
-		return 0;
-	}
-	if (done & ROCEPATH_QP_REMOVED)
-		notify_qp(ROCEPATH_CMD_QP_DEL_NTF, &gone);
-	if (done & ROCEPATH_QP_ADDED)
-		notify_qp(ROCEPATH_CMD_QP_ADD_NTF, &live);
+	rocepath_qp_end(call->qp, !(int)regs_return_value(regs));
 	return 0;
 }
 
-/* ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata) */
 static int destroy_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct probe_call *call = (struct probe_call *)ri->data;
 
 	call->qp = (const struct ib_qp *)regs_get_kernel_argument(regs, 0);
-	call->id = rocepath_qp_destroy_begin(call->qp);
-	return !call->id;
+	return 0;
 }
 
 static int destroy_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct probe_call *call = (struct probe_call *)ri->data;
-	struct rocepath_qp_info info;
 
-	if (rocepath_qp_destroy_end(call->qp, call->id, !regs_return_value(regs),
-				    &info))
-		notify_qp(ROCEPATH_CMD_QP_DEL_NTF, &info);
+	rocepath_qp_destroy_end(call->qp, !(int)regs_return_value(regs));
 	return 0;
 }
 
 static struct kretprobe modify_rp = {
-	.kp.symbol_name	= "_ib_modify_qp",
 	.entry_handler	= modify_entry,
 	.handler	= modify_ret,
 	.data_size	= sizeof(struct probe_call),
 };
 
 static struct kretprobe destroy_rp = {
-	.kp.symbol_name	= "ib_destroy_qp_user",
 	.entry_handler	= destroy_entry,
 	.handler	= destroy_ret,
 	.data_size	= sizeof(struct probe_call),
@@ -260,17 +309,66 @@ void rocepath_qp_probe_stats(struct rocepath_probe_stats *s)
 
 	s->slots = probe_slots;
 	s->missed = 0;
+	/* Slots exhausted (nmissed) and recursions (kp.nmissed) alike. */
 	for (i = 0; i < ARRAY_SIZE(probes); i++)
-		s->missed += READ_ONCE(probes[i]->nmissed);
+		s->missed += READ_ONCE(probes[i]->nmissed) +
+			     READ_ONCE(probes[i]->kp.nmissed);
+}
+
+/* A hooked function: its name, and where the lookup must find it. */
+struct hooked {
+	const char *name;
+	struct kretprobe *rp;
+	struct ftrace_ops *ops;
+	char sym[KSYM_NAME_LEN];
+};
+
+static struct hooked hooked[] = {
+	{ "_ib_modify_qp", &modify_rp, &modify_ops },
+	{ "ib_destroy_qp_user", &destroy_rp, &destroy_ops },
+};
+
+/*
+ * Name the function as ib_core's ("ib_core:_ib_modify_qp"), so that a
+ * static function of the same name elsewhere is never hooked; when ib_core
+ * is built in, the name must resolve to the kernel image itself.
+ */
+static int hooked_register(struct hooked *h)
+{
+	struct kretprobe *rp = h->rp;
+	int err;
+
+	rp->maxactive = probe_slots;
+	rp->kp.flags = KPROBE_FLAG_DISABLED;
+	snprintf(h->sym, sizeof(h->sym), "ib_core:%s", h->name);
+	rp->kp.symbol_name = h->sym;
+	err = register_kretprobe(rp);
+	if (err == -ENOENT || err == -EINVAL) {
+		if (IS_MODULE(CONFIG_INFINIBAND))
+			return -ENOENT;
+		memset(&rp->kp, 0, sizeof(rp->kp));
+		rp->kp.flags = KPROBE_FLAG_DISABLED;
+		rp->kp.symbol_name = h->name;
+		err = register_kretprobe(rp);
+		if (!err && __module_address((unsigned long)rp->kp.addr)) {
+			unregister_kretprobe(rp);
+			return -ENOENT;
+		}
+	}
+	return err;
 }
 
 int rocepath_qp_probe_init(void)
 {
-	unsigned int s, i;
+	unsigned int s, i, n;
 	int err;
 
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		pr_err("refusing to load: on PREEMPT_RT the probe handlers' spinlocks would sleep with preemption disabled\n");
+		pr_err("refusing to load: on PREEMPT_RT the hooks' spinlocks would sleep with preemption disabled\n");
+		return -EOPNOTSUPP;
+	}
+	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE)) {
+		pr_err("refusing to load: the pinning hook needs CONFIG_DYNAMIC_FTRACE\n");
 		return -EOPNOTSUPP;
 	}
 	if (probe_slots < PROBE_SLOTS_MIN || probe_slots > PROBE_SLOTS_MAX) {
@@ -289,50 +387,68 @@ int rocepath_qp_probe_init(void)
 		return err;
 
 	/*
-	 * Registered disarmed: whether a probe is ftrace-based is known only
-	 * once it is registered, and a handler must never run behind a
-	 * breakpoint, not even until the check below refuses it.
+	 * The return probes are registered disarmed, to resolve each name in
+	 * ib_core; the entry hooks filter on the address they found.
 	 */
-	for (i = 0; i < ARRAY_SIZE(probes); i++) {
-		probes[i]->maxactive = probe_slots;
-		probes[i]->kp.flags = KPROBE_FLAG_DISABLED;
-	}
-	err = register_kretprobes(probes, ARRAY_SIZE(probes));
-	if (err) {
-		pr_err("cannot probe _ib_modify_qp/ib_destroy_qp_user: %d\n",
-		       err);
-		return err;
-	}
-	for (i = 0; i < ARRAY_SIZE(probes); i++) {
-		if (!kprobe_ftrace(&probes[i]->kp)) {
-			pr_err("refusing to load: the probe on %s is not ftrace-based (needs CONFIG_KPROBES_ON_FTRACE and a traceable function); its handlers are not safe behind a breakpoint\n",
-			       probes[i]->kp.symbol_name);
-			err = -EOPNOTSUPP;
+	for (n = 0; n < ARRAY_SIZE(hooked); n++) {
+		err = hooked_register(&hooked[n]);
+		if (err) {
+			pr_err("refusing to load: cannot find %s in ib_core: %d\n",
+			       hooked[n].name, err);
 			goto err_unregister;
 		}
 	}
-	for (i = 0; i < ARRAY_SIZE(probes); i++) {
-		err = enable_kretprobe(probes[i]);
+	for (i = 0; i < ARRAY_SIZE(hooked); i++) {
+		struct hooked *h = &hooked[i];
+
+		err = ftrace_set_filter_ip(h->ops, (unsigned long)h->rp->kp.addr,
+					   0, 0);
+		if (!err)
+			err = register_ftrace_function(h->ops);
 		if (err) {
-			pr_err("cannot arm the probe on %s: %d\n",
-			       probes[i]->kp.symbol_name, err);
-			goto err_unregister;
+			pr_err("refusing to load: cannot hook %s with ftrace (needs CONFIG_DYNAMIC_FTRACE%s and a traceable function): %d\n",
+			       h->name,
+			       HOOK_FLAGS & FTRACE_OPS_FL_SAVE_REGS ?
+			       "_WITH_REGS" : "_WITH_ARGS", err);
+			goto err_ftrace;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(hooked); i++) {
+		err = enable_kretprobe(hooked[i].rp);
+		if (err) {
+			pr_err("cannot arm the return probe on %s: %d\n",
+			       hooked[i].name, err);
+			goto err_ftrace_all;
 		}
 	}
 	return 0;
 
+err_ftrace_all:
+	i = ARRAY_SIZE(hooked);
+err_ftrace:
+	while (i--)
+		unregister_ftrace_function(hooked[i].ops);
+	for (i = 0; i < ARRAY_SIZE(hooked); i++)
+		ftrace_free_filter(hooked[i].ops);
 err_unregister:
-	unregister_kretprobes(probes, ARRAY_SIZE(probes));
+	while (n--)
+		unregister_kretprobe(hooked[n].rp);
 	return err;
 }
 
 /*
- * Waits for running handlers (they run with preemption disabled). Calls
- * still inside the driver after this return through the kernel's return
- * trampoline without our handler; their pending or dying records are
- * freed with the QP table.
+ * unregister_ftrace_function() waits for running entry hooks. The return
+ * probes go next: calls still inside the driver then return through the
+ * kernel's trampoline without our handler; their pending or dying records
+ * are freed with the QP table.
  */
 void rocepath_qp_probe_exit(void)
 {
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hooked); i++) {
+		unregister_ftrace_function(hooked[i].ops);
+		ftrace_free_filter(hooked[i].ops);
+	}
 	unregister_kretprobes(probes, ARRAY_SIZE(probes));
 }

@@ -87,6 +87,8 @@ static const struct {
 	STAT(PROBE_SLOTS, probe_slots),
 	STAT(PROBE_MISSED, probe_missed),
 	STAT(FLOW_RX_ONLY_REFUSED, flow_rx_only_refused),
+	STAT(HOOK_MISSED, hook[ROCEPATH_STAT_HOOK_MISSED]),
+	STAT(VERDICTS_INFERRED, hook[ROCEPATH_STAT_VERDICTS_INFERRED]),
 };
 
 static void stats_gather(struct stats_snapshot *st)
