@@ -1,23 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rocepath: check, before any probe is armed, that the RDMA core functions
- * the kprobes read and write through have the signature and the structure
+ * rocepath: check, before any hook is armed, that the RDMA core functions
+ * the hooks read and write through have the signature and the structure
  * layout this module was compiled for.
  *
- * The kprobe handlers take their arguments from registers by position and
- * write the flow label through the second one. A kernel whose
+ * The hooks take their arguments from registers by position and write the
+ * flow label through the second one. A kernel whose
  * _ib_modify_qp() differs (a backport, a distribution patch, a DKMS build
  * against mismatched headers) would have the module write into the wrong
  * object. The running kernel describes itself in BTF: vmlinux in
  * /sys/kernel/btf/vmlinux and ib_core as split BTF on top of it in
- * /sys/kernel/btf/ib_core. Only btf_type_by_id() of the kernel's BTF code
+ * /sys/kernel/btf/ib_core (or vmlinux alone when ib_core is built in).
+ * Only btf_type_by_id() of the kernel's BTF code
  * is exported, and it needs a struct btf we cannot get, so the two blobs
  * are read and walked here; every offset and length in them is checked
  * before use.
  */
 #include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/netdevice.h>
 #include <linux/sizes.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
@@ -28,7 +31,7 @@
 static bool btf_check = true;
 module_param(btf_check, bool, 0444);
 MODULE_PARM_DESC(btf_check,
-		 "Refuse to load unless BTF shows the probed RDMA core functions as compiled for (default 1; 0 trusts the headers)");
+		 "Refuse to load unless BTF shows the hooked RDMA core functions as compiled for (default 1)");
 
 #define BTF_FILE_MAX	SZ_64M
 
@@ -269,8 +272,8 @@ static int check_sig(const struct bt_ctx *c, const struct probed_sig *sig,
 }
 
 /*
- * Members the handlers read or write, at their compiled offsets, also
- * through the RDMA core's inline helpers (rdma_is_port_valid(),
+ * Members the hooks read or write, at their compiled offsets, also through
+ * the RDMA core's inline helpers (rdma_is_port_valid(),
  * rdma_protocol_roce(), rdma_read_gid_attr_ndev_rcu()).
  */
 struct probed_field {
@@ -285,6 +288,7 @@ static const struct probed_field fields[] = {
 	FIELD(ib_qp, device),
 	FIELD(ib_qp, qp_num),
 	FIELD(ib_qp, qp_type),
+	FIELD(ib_qp, av_sgid_attr),
 	FIELD(ib_qp_attr, ah_attr),
 	FIELD(ib_qp_attr, dest_qp_num),
 	FIELD(rdma_ah_attr, grh),
@@ -302,37 +306,132 @@ static const struct probed_field fields[] = {
 	FIELD(ib_port_immutable, core_cap_flags),
 	FIELD(ib_gid_attr, ndev),
 	FIELD(ib_gid_attr, gid_type),
+	FIELD(net_device, ifindex),
 };
+
+/*
+ * Whole sizes: a member's offset can match while the structure around it
+ * grew, and port_data[] is indexed by the compiled size of an element.
+ */
+struct probed_size {
+	const char *type;
+	size_t size;
+};
+
+#define SIZE(_t) { #_t, sizeof(struct _t) }
+
+static const struct probed_size sizes[] = {
+	SIZE(ib_qp),
+	SIZE(ib_qp_attr),
+	SIZE(rdma_ah_attr),
+	SIZE(ib_global_route),
+	SIZE(ib_device),
+	SIZE(ib_port_data),
+	SIZE(ib_port_immutable),
+	SIZE(ib_gid_attr),
+	SIZE(net_device),
+};
+
+/* The member named @member of struct @type, or NULL with @why set. */
+static const struct btf_member *bt_member(const struct bt_ctx *c,
+					  const char *type, const char *member,
+					  const struct btf_type **st,
+					  const char **why)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	unsigned int i, vlen;
+
+	t = bt_find(c, BTF_KIND_STRUCT, type);
+	if (!t) {
+		*why = "structure not described in BTF";
+		return NULL;
+	}
+	vlen = BTF_INFO_VLEN(t->info);
+	m = (const struct btf_member *)(t + 1);
+	for (i = 0; i < vlen; i++) {
+		const char *s = bt_str(c, m[i].name_off);
+
+		if (s && !strcmp(s, member)) {
+			*st = t;
+			return &m[i];
+		}
+	}
+	*why = "member missing";
+	return NULL;
+}
+
+static u32 bt_bit_offset(const struct btf_type *t, const struct btf_member *m)
+{
+	return BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m->offset) :
+					 m->offset;
+}
 
 static int check_field(const struct bt_ctx *c, const struct probed_field *fd,
 		       const char **why)
 {
 	const struct btf_member *m;
 	const struct btf_type *t;
-	unsigned int i, vlen;
 
-	t = bt_find(c, BTF_KIND_STRUCT, fd->type);
+	m = bt_member(c, fd->type, fd->member, &t, why);
+	if (!m)
+		return -EINVAL;
+	if (bt_bit_offset(t, m) != fd->offset * BITS_PER_BYTE) {
+		*why = "member offset differs";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_size(const struct bt_ctx *c, const struct probed_size *sz,
+		      const char **why)
+{
+	const struct btf_type *t = bt_find(c, BTF_KIND_STRUCT, sz->type);
+
 	if (!t) {
 		*why = "structure not described in BTF";
-		return -ENOENT;
+		return -EINVAL;
 	}
-	vlen = BTF_INFO_VLEN(t->info);
-	m = (const struct btf_member *)(t + 1);
-	for (i = 0; i < vlen; i++) {
-		const char *s = bt_str(c, m[i].name_off);
-		u32 bits = BTF_INFO_KFLAG(t->info) ? BTF_MEMBER_BIT_OFFSET(m[i].offset) :
-						     m[i].offset;
+	if (t->size != sz->size) {
+		*why = "structure size differs";
+		return -EINVAL;
+	}
+	return 0;
+}
 
-		if (!s || strcmp(s, fd->member))
-			continue;
-		if (bits != fd->offset * BITS_PER_BYTE) {
-			*why = "member offset differs";
-			return -EINVAL;
-		}
-		return 0;
+/*
+ * ib_device.is_switch, a one-bit field that rdma_is_port_valid() reads:
+ * offsetof() cannot name it, so find the bit the compiler gave it by
+ * setting it in a zeroed structure.
+ */
+static int check_is_switch(const struct bt_ctx *c, const char **why)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	struct ib_device *d;
+	const u8 *b;
+	long bit = -1;
+	size_t i;
+
+	m = bt_member(c, "ib_device", "is_switch", &t, why);
+	if (!m)
+		return -EINVAL;
+	d = kzalloc(sizeof(*d), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	d->is_switch = 1;
+	b = (const u8 *)d;
+	for (i = 0; i < sizeof(*d) && bit < 0; i++)
+		if (b[i])
+			bit = i * BITS_PER_BYTE + __ffs(b[i]);
+	kfree(d);
+	/* Little-endian bit numbering, as BTF's on x86-64 and arm64. */
+	if (!BTF_INFO_KFLAG(t->info) || BTF_MEMBER_BITFIELD_SIZE(m->offset) != 1 ||
+	    bit != bt_bit_offset(t, m)) {
+		*why = "bit-field position differs";
+		return -EINVAL;
 	}
-	*why = "member missing";
-	return -EINVAL;
+	return 0;
 }
 
 /*
@@ -380,11 +479,11 @@ static const struct probed_sig sigs[] = {
 };
 
 /**
- * rocepath_btf_check - verify the probed functions against the kernel's BTF
+ * rocepath_btf_check - verify the hooked functions against the kernel's BTF
  *
- * Returns 0 when every signature and field matches (or btf_check=0), else
- * -EOPNOTSUPP (this kernel is not one the module can run on) after logging
- * which check failed and what to do.
+ * Returns 0 when every signature, field and size matches (or btf_check=0),
+ * else -EOPNOTSUPP (this kernel is not one the module can run on) after
+ * logging which check failed and what the kernel lacks.
  */
 int rocepath_btf_check(void)
 {
@@ -394,23 +493,37 @@ int rocepath_btf_check(void)
 	int err;
 
 	if (!btf_check) {
-		pr_warn("btf_check=0: probed function signatures not verified\n");
+		pr_warn("btf_check=0: the hooked functions' signatures and layouts are not verified\n");
 		return 0;
 	}
 	err = bt_read("/sys/kernel/btf/vmlinux", &c.base);
-	if (!err)
-		err = bt_read("/sys/kernel/btf/ib_core", &c.mod);
 	if (err) {
-		pr_err("cannot read the kernel's BTF (/sys/kernel/btf/vmlinux, ib_core): %d; a kernel with CONFIG_DEBUG_INFO_BTF_MODULES lets the module check the functions it probes, or load with btf_check=0 to trust the headers it was built with\n",
+		pr_err("refusing to load: no kernel BTF (/sys/kernel/btf/vmlinux: %d); the module needs CONFIG_DEBUG_INFO_BTF to verify the RDMA core it hooks\n",
 		       err);
 		goto out;
 	}
 	err = bt_blob_init(&c.base, 1, 0);
-	if (!err)
-		err = bt_blob_init(&c.mod, c.base.nr_types + 1, c.base.strs_len);
 	if (err) {
-		pr_err("malformed BTF in /sys/kernel/btf: %d\n", err);
+		pr_err("refusing to load: malformed BTF in /sys/kernel/btf/vmlinux: %d\n",
+		       err);
 		goto out;
+	}
+	/* Built-in ib_core is described by vmlinux's BTF, with no split part. */
+	if (IS_MODULE(CONFIG_INFINIBAND)) {
+		err = bt_read("/sys/kernel/btf/ib_core", &c.mod);
+		if (err) {
+			pr_err("refusing to load: no BTF for ib_core (/sys/kernel/btf/ib_core: %d); the module needs CONFIG_DEBUG_INFO_BTF_MODULES to verify the RDMA core it hooks\n",
+			       err);
+			goto out;
+		}
+		err = bt_blob_init(&c.mod, c.base.nr_types + 1, c.base.strs_len);
+		if (err) {
+			pr_err("refusing to load: malformed BTF in /sys/kernel/btf/ib_core: %d\n",
+			       err);
+			goto out;
+		}
+	} else {
+		c.mod.first_id = c.base.nr_types + 1;
 	}
 	for (i = 0; i < ARRAY_SIZE(sigs) && !err; i++) {
 		err = check_sig(&c, &sigs[i], &why);
@@ -419,6 +532,14 @@ int rocepath_btf_check(void)
 	for (i = 0; i < ARRAY_SIZE(fields) && !err; i++) {
 		err = check_field(&c, &fields[i], &why);
 		what = fields[i].member;
+	}
+	for (i = 0; i < ARRAY_SIZE(sizes) && !err; i++) {
+		err = check_size(&c, &sizes[i], &why);
+		what = sizes[i].type;
+	}
+	if (!err) {
+		err = check_is_switch(&c, &why);
+		what = "is_switch";
 	}
 	if (err)
 		pr_err("refusing to load: this kernel's RDMA core differs from the headers the module was built with (%s: %s); rebuild the module against this kernel's headers\n",
