@@ -7,6 +7,8 @@
 #   make check-all  the same with every VM test on every test kernel
 #   make check-debug  every VM test on a KASAN/lockdep/kmemleak kernel,
 #                   the unload stress and fuzzing (slow: own lane)
+#   make check-arm64  the module, CLI and daemon cross-built for arm64 and
+#                   tested in arm64 guests (Debian's arm64 6.1 and 6.12)
 #   make fuzz       1,000,000 fuzzed netlink messages (500,000 per phase), debug kernel
 #   make demo       two soft-RoCE guests, rocepathd, RDMA traffic
 #   make bench      benchmarks
@@ -29,7 +31,7 @@ UNITDIR ?= /lib/systemd/system
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/rocepath
 
-.PHONY: all module modules-all userspace gen gen-check deps check check-debug fuzz demo bench \
+.PHONY: all module modules-all userspace gen gen-check deps deps-arm64 check check-arm64 check-debug fuzz demo bench \
 	install install-files deb check-deb check-slurm check-fabric check-all uninstall dkms-src dkms-install dkms-uninstall clean
 
 all: module userspace
@@ -66,6 +68,15 @@ check: deps
 
 check-debug: deps
 	scripts/check-debug.sh
+
+deps-arm64: deps
+	@scripts/deps-arm64.sh
+
+# The arm64 lane: what pins, counts and paces, on both arm64 kernels
+# (Documentation/testing.rst, "The arm64 lane").
+ARM64_TESTS ?= module_load,module_btf,rdma_traffic,pin_wire,pin_churn,pin_slots,pin_unload,flow_counters,dcqcn_np,dcqcn_rp,daemon_pins,nl_fuzz
+check-arm64: deps-arm64
+	ROCEPATH_ALL_KERNELS=1 scripts/check.sh --arch arm64 --only $(ARM64_TESTS)
 
 # The long fuzzing run on the debug kernel: 500,000 messages per phase
 # (root and unprivileged), 10^6 in all, about 3.5 hours under TCG; in

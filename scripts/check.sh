@@ -17,8 +17,11 @@
 # The last line is exactly "N passed, N failed, N skipped"; the exit code
 # is non-zero iff something failed.
 #
-# Usage: scripts/check.sh [--kernel 6.1|6.12|REL]... [--only NAME[,NAME...]]...
-#                         [--extra SELFTEST]... [--list] [-h]
+# Usage: scripts/check.sh [--arch x86_64|arm64] [--kernel 6.1|6.12|REL]...
+#                         [--only NAME[,NAME...]]... [--extra SELFTEST]... [--list] [-h]
+#   --arch    arm64: the modules cross-built for Debian's arm64 kernels, the
+#             CLI and daemon cross-built, VM tests in arm64 guests
+#             (scripts/deps-arm64.sh first; make check-arm64)
 #   --kernel  VM tests (and sparse) on these kernels only (default: both)
 #   --only    run only the named items: a stage (static, build, unit, vm),
 #             a static check (ynl, checkpatch, sparse, cppcheck, layers, dkms), a unit
@@ -38,12 +41,15 @@ usage() {
 	exit 2
 }
 
+arch=x86_64
 kernels=()
 only=()
 extra=()
 list=
 while [ $# -gt 0 ]; do
 	case $1 in
+	--arch) [ $# -ge 2 ] || usage; arch=$2; shift 2 ;;
+	--arch=*) arch=${1#*=}; shift ;;
 	--kernel | -k) [ $# -ge 2 ] || usage; kernels+=("$2"); shift 2 ;;
 	--kernel=*) kernels+=("${1#*=}"); shift ;;
 	--only) [ $# -ge 2 ] || usage; IFS=, read -r -a o <<<"$2"; only+=("${o[@]}"); shift 2 ;;
@@ -60,6 +66,16 @@ done
 [ -f "$CACHE/kernels.env" ] || { echo "check: no $CACHE/kernels.env: run scripts/deps.sh (or make deps)" >&2; exit 1; }
 KREL_61= KREL_612=
 . <(grep -E '^KREL_(61|612)=' "$CACHE/kernels.env")
+case $arch in
+x86_64) ;;
+arm64)
+	[ -f "$CACHE/arm64/kernels.env" ] || { echo "check: no $CACHE/arm64/kernels.env: run scripts/deps-arm64.sh" >&2; exit 1; }
+	KREL_61_ARM64= KREL_612_ARM64=
+	. <(grep -E '^KREL_(61|612)_ARM64=' "$CACHE/arm64/kernels.env")
+	KREL_61=$KREL_61_ARM64 KREL_612=$KREL_612_ARM64
+	;;
+*) echo "check: --arch wants x86_64 or arm64, got '$arch'" >&2; exit 2 ;;
+esac
 krel() {
 	case $1 in
 	6.1) echo "$KREL_61" ;;
@@ -69,6 +85,7 @@ krel() {
 }
 kbuild_dir() { # REL: installed headers or a project-built kernel's tree
 	[ -d "/lib/modules/$1/build" ] && echo "/lib/modules/$1/build" && return
+	[ -d "$CACHE/arm64/usr/src/linux-headers-$1" ] && echo "$CACHE/arm64/usr/src/linux-headers-$1" && return
 	[ -d "$CACHE/kernels/$1/build" ] && echo "$CACHE/kernels/$1/build"
 }
 for k in "${kernels[@]}"; do
@@ -263,6 +280,8 @@ for k in "${kernels[@]}"; do
 	item "build: rocepath.ko for $(krel "$k")" scripts/kbuild.sh "$(krel "$k")"
 done
 item "build: userspace (make -C daemon)" make -s -C daemon -j2
+[ "$arch" = arm64 ] &&
+	item "build: arm64 CLI, daemon and selftest helpers (scripts/cross-arm64.sh)" scripts/cross-arm64.sh
 item "build: unit tests (make -C daemon tests)" make -s -C daemon -j2 tests
 item "build: selftest helpers (make -C selftests)" make -s -C selftests
 item "build: packaging files (scripts/deb.sh quick; make check-deb installs the .debs)" scripts/deb.sh quick
@@ -306,7 +325,7 @@ vm_test() { # KERNEL TEST
 	local out rc try resume envs=()
 	out=$(mktemp) || return 1
 	for try in 1 2; do
-		env "${envs[@]}" scripts/vm/run.sh -k "$1" "selftests/$2" >"$out" 2>&1 </dev/null
+		env "${envs[@]}" scripts/vm/run.sh -a "$arch" -k "$1" "selftests/$2" >"$out" 2>&1 </dev/null
 		rc=$?
 		if [ "$try" = 1 ] && [ "$rc" != 0 ] && [ "$rc" != 4 ] &&
 			grep -q '^# vm: emulator-fault:' "$out"; then
@@ -352,6 +371,9 @@ named() { # TEST: does --only name TEST itself (not only its stage)?
 }
 
 stage vm
+# Results of arm64 guests are named arm64-6.12/TEST.
+apfx=
+[ "$arch" = arm64 ] && apfx=arm64-
 for k in "${kernels[@]}"; do
 	for t in $selftests; do
 		wanted vm "$t" || continue
@@ -363,11 +385,11 @@ for k in "${kernels[@]}"; do
 			fi
 			continue
 		fi
-		tap_test "$k/${t%.sh}" vm_test "$k" "$t"
+		tap_test "$apfx$k/${t%.sh}" vm_test "$k" "$t"
 	done
 	for t in "${extra[@]}"; do
 		wanted vm "$(basename "$t")" || continue
-		tap_test "$k/${t%.sh}" vm_test "$k" "$t"
+		tap_test "$apfx$k/${t%.sh}" vm_test "$k" "$t"
 	done
 done
 

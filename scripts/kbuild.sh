@@ -14,7 +14,15 @@ CACHE=${ROCEPATH_CACHE:-$TOP/.cache}
 # (the debug lane's, linked by scripts/debug-kernel.sh).
 kdir=/lib/modules/$rel/build
 [ -d "$kdir" ] || kdir=$CACHE/kernels/$rel/build
-[ -d "$kdir" ] || { echo "kbuild: no headers for $rel: apt-get install linux-headers-$rel" >&2; exit 1; }
+cross=()
+case $rel in
+*-arm64)
+	# Debian's arm64 headers (scripts/deps-arm64.sh), cross-compiled.
+	kdir=$CACHE/arm64/usr/src/linux-headers-$rel
+	cross=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- CC=aarch64-linux-gnu-gcc-12)
+	;;
+esac
+[ -d "$kdir" ] || { echo "kbuild: no headers for $rel: apt-get install linux-headers-$rel (arm64: scripts/deps-arm64.sh)" >&2; exit 1; }
 out=$TOP/build/$rel
 mkdir -p "$out"
 # rsync-free mirror: only what Kbuild reads. Objects stay and -p keeps
@@ -28,5 +36,5 @@ cp -p "$TOP"/kmod/*.[ch] "$out/kmod/"
 rm -rf "$out/include"
 cp -rp "$TOP/include" "$out/"
 cp -p "$TOP/Kbuild" "$out/"
-make -s -C "$kdir" M="$out" modules "$@"
+make -s -C "$kdir" M="$out" "${cross[@]}" modules "$@"
 echo "kbuild: $out/rocepath.ko"

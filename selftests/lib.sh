@@ -153,20 +153,28 @@ require_module() {
 		ksft_skip_all "rocepath.ko not built for $(uname -r) (${ROCEPATH_KO:-ROCEPATH_KO unset}): run scripts/kbuild.sh $(uname -r)"
 }
 
-# churn_prog: sets CHURN to pin_qp_churn (QPs created, moved to RTR and
-# destroyed in a loop) as `make -C selftests` built it on the host, or as
-# compiled here into RUN_DIR when that build is missing or older than the
-# source; skips the test when it cannot be built.
-churn_prog() {
-	local src=$ROCEPATH_TOP/selftests/pin_qp_churn.c bin=$ROCEPATH_TOP/build/selftests/pin_qp_churn
+# helper_prog VAR NAME [LIBS...]: sets VAR to selftest helper NAME (NAME.c
+# here) as `make -C selftests` built it on the host (for arm64 guests,
+# cross-built), or as compiled into RUN_DIR when that build is missing or
+# older than the source; skips the test when it cannot be built.
+helper_prog() {
+	local var=$1 name=$2 src=$ROCEPATH_TOP/selftests/$2.c
+	local bin=${ROCEPATH_SELFTEST_BIN:-$ROCEPATH_TOP/build/selftests}/$2
 
+	shift 2
 	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
 		require_cmd gcc
-		bin=$RUN_DIR/pin_qp_churn
-		gcc -O2 -o "$bin" "$src" -libverbs >&2 ||
-			ksft_skip_all "cannot build pin_qp_churn (libibverbs-dev?)"
+		bin=$RUN_DIR/$name
+		gcc -O2 -o "$bin" "$src" "$@" >&2 ||
+			ksft_skip_all "cannot build $name (libibverbs-dev?)"
 	fi
-	CHURN=$bin
+	printf -v "$var" '%s' "$bin"
+}
+
+# churn_prog: sets CHURN to pin_qp_churn (QPs created, moved to RTR and
+# destroyed in a loop).
+churn_prog() {
+	helper_prog CHURN pin_qp_churn -libverbs
 }
 
 # Cleanup, as in net/lib.sh: deferred commands run in reverse at exit,

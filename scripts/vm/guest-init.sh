@@ -7,7 +7,8 @@
 # by the agent that runs on_host commands) and then
 #   guest 1 (driver): waits for the other guests' agents, runs the job the
 #     host wrote to $RUN_DIR/job, streams its output to $RUN_DIR/h1.out and
-#     writes "RPVM-RESULT <token> <rc>" to ttyS1 -- the only place the host
+#     writes "RPVM-RESULT <token> <rc>" to ttyS1 (arm64: the virtio port
+#     named by rpvm.result) -- the only place the host
 #     takes a result from, so a panic or a hang can never pass;
 #   guests 2..N: run scripts/vm/agent.py until the host stops them.
 # PID 1 must never exit: every path ends in poweroff.
@@ -77,6 +78,14 @@ ulimit -c 0
 
 export ROCEPATH_TOP=$top
 export ROCEPATH_KO=$top/build/$rel/rocepath.ko
+case $rel in
+*-arm64)
+	# The cross-built userspace (scripts/cross-arm64.sh), not the host's.
+	export RP_CLI=$top/build/arm64/daemon/rocepath
+	export RPD_BIN=$top/build/arm64/daemon/rocepathd/rocepathd
+	export ROCEPATH_SELFTEST_BIN=$top/build/arm64/selftests
+	;;
+esac
 export ROCEPATH_KREL=$rel
 export HOST_INDEX=$idx NHOSTS=$nhosts
 export HOST_IP4=192.0.2.$idx HOST_IP6=2001:db8::$idx
@@ -251,5 +260,11 @@ for ((i = 1; i <= nhosts; i++)); do
 	fi
 done
 sync
-echo "RPVM-RESULT $token $rc" >/dev/ttyS1
+result=/dev/ttyS1
+if [ -n "${RPVM_result:-}" ]; then
+	for p in /sys/class/virtio-ports/*; do
+		[ "$(cat "$p/name" 2>/dev/null)" = "$RPVM_result" ] && result=/dev/${p##*/}
+	done
+fi
+echo "RPVM-RESULT $token $rc" >"$result"
 halt

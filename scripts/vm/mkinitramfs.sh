@@ -11,20 +11,31 @@ set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 rel=${1:?usage: mkinitramfs.sh REL OUTPUT}
 out=${2:?usage: mkinitramfs.sh REL OUTPUT}
-kroot=$TOP/.cache/kernels/$rel
+CACHE=${ROCEPATH_CACHE:-$TOP/.cache}
+kroot=$CACHE/kernels/$rel
 mdir=$kroot/lib/modules/$rel
 MODULES="virtio_pci 9pnet_virtio 9p overlay virtio_net"
+busybox=/bin/busybox
+case $rel in
+*-arm64)
+	# The guest's own busybox, the virtio port the result goes out on, and
+	# a virtio RNG: without one the CRNG of a TCG arm64 guest takes minutes
+	# to initialise, and Python blocks on it at start.
+	busybox=$CACHE/arm64/root/bin/busybox
+	MODULES="$MODULES virtio_console virtio_rng"
+	;;
+esac
 
 die() { echo "mkinitramfs: error: $*" >&2; exit 1; }
 [ -d "$mdir" ] || die "no modules at $mdir: run scripts/deps.sh"
-[ -x /bin/busybox ] || die "no /bin/busybox: apt-get install busybox-static"
-LC_ALL=C ldd /bin/busybox 2>&1 | grep -q 'not a dynamic' ||
-	die "/bin/busybox is not static: apt-get install busybox-static"
+[ -x "$busybox" ] || die "no $busybox: apt-get install busybox-static (arm64: scripts/deps-arm64.sh)"
+LC_ALL=C ldd "$busybox" 2>&1 | grep -q 'not a dynamic' ||
+	die "$busybox is not static: apt-get install busybox-static"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin" "$work/lib/modules"
-cp /bin/busybox "$work/bin/busybox"
+cp "$busybox" "$work/bin/busybox"
 ln -s busybox "$work/bin/sh"
 cp "$TOP/scripts/vm/init" "$work/init"
 chmod 0755 "$work/init"

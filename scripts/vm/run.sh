@@ -4,8 +4,13 @@
 # Boot HOSTS QEMU guests on a test kernel, linked on eth0 (soft-RoCE rxe0),
 # and run TEST on guest 1. See Documentation/testing.rst.
 #
-# Usage: scripts/vm/run.sh [-k 6.1|6.12|REL] [-n HOSTS] [-t SECONDS] [-l LOGDIR]
-#                          [-f TOPOLOGY[:l4|sport[:kernel|frr]]] TEST [ARGS...]
+# Usage: scripts/vm/run.sh [-a x86_64|arm64] [-k 6.1|6.12|REL] [-n HOSTS] [-t SECONDS]
+#                          [-l LOGDIR] [-f TOPOLOGY[:l4|sport[:kernel|frr]]] TEST [ARGS...]
+#
+# -a arm64 boots Debian's arm64 kernels in qemu-system-aarch64 (TCG, virt
+# machine) on a root assembled from Debian arm64 packages
+# (scripts/deps-arm64.sh), with the cross-built module, CLI and daemon
+# (scripts/cross-arm64.sh); no fabric guest.
 #
 # -f (or a "# rpvm-fabric: TOPOLOGY [l4|sport [kernel|frr]]" line in TEST)
 # boots one host guest per host of TOPOLOGY plus a fabric guest (always the
@@ -47,13 +52,15 @@ usage() {
 	exit 2
 }
 
+arch=${ROCEPATH_VM_ARCH:-x86_64}
 kernel=6.12
 nhosts=2
 ttimeout=
 logdir=
 fabric_spec=
-while getopts "k:n:t:l:f:h" opt; do
+while getopts "a:k:n:t:l:f:h" opt; do
 	case $opt in
+	a) arch=$OPTARG ;;
 	k) kernel=$OPTARG ;;
 	n) nhosts=$OPTARG ;;
 	t) ttimeout=$OPTARG ;;
@@ -72,9 +79,14 @@ case $nhosts in
 esac
 [ "$nhosts" -ge 1 ] && [ "$nhosts" -le 20 ] || die "-n wants 1..20 hosts, got $nhosts"
 
-for tool in qemu-system-x86_64 timeout python3 cpio gzip modprobe; do
+case $arch in
+x86_64) qemu=qemu-system-x86_64 ;;
+arm64) qemu=qemu-system-aarch64 ;;
+*) die "-a wants x86_64 or arm64, got '$arch'" ;;
+esac
+for tool in $qemu timeout python3 cpio gzip modprobe; do
 	command -v "$tool" >/dev/null ||
-		die "$tool not found: run scripts/deps.sh (or apt-get install qemu-system-x86 kmod cpio python3)"
+		die "$tool not found: run scripts/deps.sh (arm64: scripts/deps-arm64.sh)"
 done
 PY=/usr/bin/python3
 [ -x $PY ] || PY=$(command -v python3)
@@ -84,6 +96,13 @@ PY=/usr/bin/python3
 KREL_61= KREL_612=
 # shellcheck disable=SC1091
 . <(grep -E '^KREL_(61|612)=' "$CACHE/kernels.env")
+if [ "$arch" = arm64 ]; then
+	[ -f "$CACHE/arm64/kernels.env" ] || die "no $CACHE/arm64/kernels.env: run scripts/deps-arm64.sh"
+	KREL_61_ARM64= KREL_612_ARM64=
+	# shellcheck disable=SC1091
+	. <(grep -E '^KREL_(61|612)_ARM64=' "$CACHE/arm64/kernels.env")
+	KREL_61=$KREL_61_ARM64 KREL_612=$KREL_612_ARM64
+fi
 case $kernel in
 6.1) rel=$KREL_61 ;;
 6.12) rel=$KREL_612 ;;
@@ -108,6 +127,7 @@ esac
 [ -n "$fabric_spec" ] || fabric_spec=$(sed -n 's/^# rpvm-fabric: *//p' "$abs_test" | head -n1)
 fabric_topo= fabric_mode= fabric_routing= fabric_hosts=
 if [ -n "$fabric_spec" ]; then
+	[ "$arch" = x86_64 ] || die "fabric runs boot x86_64 guests only"
 	read -r fabric_topo fabric_mode fabric_routing _ <<<"$fabric_spec"
 	case $fabric_topo in
 	/*) ;;
@@ -161,6 +181,11 @@ boot_files() { # REL: sets initrd and kimage for REL
 	if [ ! -s "$initrd" ]; then
 		"$TOP/scripts/vm/mkinitramfs.sh" "$r" "$initrd" || die "building the initramfs for $r failed"
 	fi
+	if [ "$arch" = arm64 ]; then
+		# QEMU's arm64 loader unpacks the gzip'd Image itself.
+		kimage=$CACHE/kernels/$r/boot/vmlinuz-$r
+		return
+	fi
 	# The uncompressed kernel, booted through its PVH entry (no
 	# decompression in the guest); the bzImage is the fallback.
 	local vmlz=$CACHE/kernels/$r/boot/vmlinuz-$r
@@ -197,6 +222,7 @@ kvm_probe() {
 	rm -f "$log"
 }
 accel=${ROCEPATH_VM_ACCEL:-auto}
+[ "$arch" = arm64 ] && accel=tcg
 if [ "$accel" = auto ]; then
 	accel=tcg
 	if [ -w /dev/kvm ]; then
@@ -217,7 +243,9 @@ fi
 # Run directory: shared with the guests (inside the tree), kept on failure.
 mkdir -p "$TOP/results/vm" || die "cannot create $TOP/results/vm"
 tname=$(basename "$abs_test" .sh)
-run_dir=$(mktemp -d "$TOP/results/vm/$(date +%Y%m%d-%H%M%S)-$kernel-$tname-XXXX") ||
+kname=$kernel
+[ "$arch" = arm64 ] && kname=arm64-$kernel
+run_dir=$(mktemp -d "$TOP/results/vm/$(date +%Y%m%d-%H%M%S)-$kname-$tname-XXXX") ||
 	die "cannot create a run directory under $TOP/results/vm"
 chmod 0777 "$run_dir"
 token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
@@ -291,6 +319,8 @@ if [ "$nhosts" -gt 2 ]; then
 fi
 
 mem=${ROCEPATH_VM_MEM:-768}
+# arm64 guests carry a larger kernel and root in page cache.
+[ "$arch" = arm64 ] && mem=${ROCEPATH_VM_MEM:-1024}
 smp=${ROCEPATH_VM_SMP:-1}
 host_timeout=$((ttimeout + 240))
 verbosity=quiet
@@ -335,13 +365,28 @@ for ((i = 1; i <= nhosts; i++)); do
 	# and the drbg self-test WARNs when jitterentropy's timing check fails
 	# ("alg: drbg: Failed to reset rng").
 	[ -n "$fabric_topo" ] && cmdline+=" pci=noacpi watchdog_thresh=60 cryptomgr.notests=1"
-	timeout -k 5 "$host_timeout" qemu-system-x86_64 \
-		"${accel_args[@]}" -machine pc -m "$mem" -smp "$smp" \
+	if [ "$arch" = arm64 ]; then
+		# No second UART on virt: the result travels on a virtio port.
+		cmdline=${cmdline/console=ttyS0/console=ttyAMA0}
+		cmdline=${cmdline/ no_timer_check/}
+		cmdline+=" rpvm.result=rpvm.result"
+		machine_args=(-machine virt -cpu cortex-a72
+			-serial "file:$run_dir/console-h$i.log"
+			-device virtio-serial-pci,addr=0x6
+			-device virtio-rng-pci,addr=0x7
+			-chardev "file,id=res,path=$run_dir/result-h$i"
+			-device virtserialport,chardev=res,name=rpvm.result
+			-virtfs "local,path=$CACHE/arm64/root,mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap")
+	else
+		machine_args=(-machine pc
+			-serial "file:$run_dir/console-h$i.log"
+			-serial "file:$run_dir/result-h$i"
+			-virtfs "local,path=/,mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap")
+	fi
+	timeout -k 5 "$host_timeout" $qemu \
+		"${accel_args[@]}" "${machine_args[@]}" -m "$mem" -smp "$smp" \
 		-nodefaults -display none -no-reboot -monitor none \
 		-kernel "$gk" -initrd "$gi" -append "$cmdline" \
-		-serial "file:$run_dir/console-h$i.log" \
-		-serial "file:$run_dir/result-h$i" \
-		-virtfs "local,path=/,mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$TOP,mount_tag=project,security_model=none,multidevs=remap" \
 		"${test_nic[@]}" \
 		-netdev "$(netdev_args 1 "$i")" \
@@ -349,7 +394,7 @@ for ((i = 1; i <= nhosts; i++)); do
 		</dev/null >"$run_dir/qemu-h$i.err" 2>&1 &
 	pids+=($!)
 done
-note "$rel: booting $nhosts guest(s) ($accel, ${mem}M), test $test_path, run dir ${run_dir#"$TOP"/}"
+note "$rel: booting $nhosts $arch guest(s) ($accel, ${mem}M), test $test_path, run dir ${run_dir#"$TOP"/}"
 
 # Stream h1.out while watching every guest; a guest that exits early died.
 off=0
