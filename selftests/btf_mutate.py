@@ -12,7 +12,9 @@ rocepath.ko was built with.
         nparams  drop _ib_modify_qp's last parameter
         offset   move struct ib_qp_attr's dest_qp_num by 4 bytes
         offset:STRUCT.MEMBER
-                 move that member by 4 bytes instead
+                 move that member by 4 bytes instead (a bit-field by 32 bits)
+        size:STRUCT
+                 grow that structure by 8 bytes
         nofunc   rename _ib_modify_qp so it is not found
         garbage  truncate the type section mid-record
 """
@@ -99,14 +101,23 @@ def main():
                 del data[start:start + 8]
                 struct.pack_into("<I", data, 12, hdr[5] - 8)   # type_len
                 struct.pack_into("<I", data, 16, hdr[6] - 8)   # str_off
-    elif mode == "offset" or mode.startswith("offset:"):
-        sname, member = (mode[7:] or "ib_qp_attr.dest_qp_num").split(".")
+    elif mode == "offset" or mode.startswith(("offset:", "size:")):
+        if mode.startswith("size:"):
+            sname, member = mode[5:], None
+        else:
+            sname, member = (mode[7:] or "ib_qp_attr.dest_qp_num").split(".")
         _, s = find(KIND_STRUCT, sname)
         if not s:
             _, s = find(KIND_STRUCT, sname, btypes)
             if not s:
                 sys.exit(f"struct {sname} in neither BTF")
             data, target = bytearray(base), "vmlinux"
+        if member is None:
+            size = struct.unpack_from("<I", data, s[0] + 8)[0]
+            struct.pack_into("<I", data, s[0] + 8, size + 8)
+            open(out, "wb").write(data)
+            print(target)
+            return
         for m in range(s[3]):
             moff = s[0] + 12 + 12 * m
             n_off, _, bits = struct.unpack_from("<III", data, moff)

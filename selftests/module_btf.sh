@@ -6,8 +6,9 @@
 # kernel's BTF is replaced (bind mounts over /sys/kernel/btf/*) by copies
 # with one difference each -- _ib_modify_qp's parameters swapped or one
 # missing, the function absent, a field of struct ib_qp_attr moved, one of
-# struct ib_gid_attr that an RDMA core inline helper reads moved, the BTF
-# cut short. btf_check=0 still loads (with a warning), and the real
+# struct ib_gid_attr that an RDMA core inline helper reads moved, the
+# ib_device.is_switch bit moved, net_device.ifindex moved, struct
+# ib_port_data grown (the port_data[] stride), the BTF cut short. btf_check=0 still loads (with a warning), and the real
 # BTF loads again.
 
 . "$(dirname "$0")/lib.sh"
@@ -55,6 +56,12 @@ ksft_test "ib_qp_attr.dest_qp_num moved: refused, 'member offset differs'" \
 	refused offset "dest_qp_num: member offset differs"
 ksft_test "ib_gid_attr.gid_type moved: refused, 'member offset differs'" \
 	refused offset:ib_gid_attr.gid_type "gid_type: member offset differs"
+ksft_test "ib_device.is_switch moved: refused, 'bit-field position differs'" \
+	refused offset:ib_device.is_switch "is_switch: bit-field position differs"
+ksft_test "net_device.ifindex moved: refused, 'member offset differs'" \
+	refused offset:net_device.ifindex "ifindex: member offset differs"
+ksft_test "struct ib_port_data grown (port_data[] stride): refused, 'structure size differs'" \
+	refused size:ib_port_data "ib_port_data: structure size differs"
 ksft_test "BTF cut short: refused as malformed" \
 	refused garbage "malformed BTF"
 
@@ -65,7 +72,7 @@ forced() {
 	mounted=/sys/kernel/btf/$which
 	insmod "$ROCEPATH_KO" btf_check=0 || { unmount; return 1; }
 	unmount
-	dmesg | tail -n 3 | grep -q "btf_check=0: probed function signatures not verified" &&
+	dmesg | tail -n 3 | grep -q "btf_check=0: the hooked functions. signatures and layouts are not verified" &&
 		rmmod rocepath
 }
 ksft_test "btf_check=0 loads anyway and says it did not check" forced
