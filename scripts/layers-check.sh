@@ -10,6 +10,9 @@
 #                    it: addr.h (the address), objs.h (the pin and pin set)
 #                    and atomic.h (the atomic file writer); never netlink,
 #                    output, parsing or decoding
+#   daemon/cli/ and daemon/rocepathd/ share only daemon/lib/ (and the
+#                    planner and prober): neither includes the other's
+#                    headers, and neither binary links the other's objects
 # Prints each violation as FILE:LINE: reason; exits 1 when there is one.
 
 set -u
@@ -53,5 +56,38 @@ while read -r f l h; do
 		bad "$f" "$l" "\"$h\" is neither a planner header nor one of daemon/lib/ it may use"
 	fi
 done < <(quoted daemon/planner/*.[ch])
+
+# other DIR OWN NAME: NAME, quoted-included from daemon/OWN/, is daemon/DIR/'s
+other() {
+	local h=${3#../} base
+	base=${h##*/}
+	case "$h" in
+	"$1"/*) return 0 ;;
+	*/*) return 1 ;;
+	esac
+	[ -f "daemon/$1/$base" ] && [ ! -f "daemon/$2/$base" ] &&
+		[ ! -f "daemon/lib/$base" ]
+}
+while read -r f l h; do
+	other rocepathd cli "$h" &&
+		bad "$f" "$l" "the CLI includes the daemon's \"$h\": they share only daemon/lib/"
+done < <(quoted daemon/cli/*.[ch])
+while read -r f l h; do
+	other cli rocepathd "$h" &&
+		bad "$f" "$l" "the daemon includes the CLI's \"$h\": they share only daemon/lib/"
+done < <(quoted daemon/rocepathd/*.[ch])
+
+# The objects each binary links, from make's own commands (nothing is built).
+# links BINARY DIR: BINARY's link line names an object from daemon/DIR/
+links() {
+	make -s -n -B -C daemon "$1" 2>/dev/null |
+		grep -E "(^|[[:space:]])-o[[:space:]]+$1([[:space:]]|\$)" |
+		grep -qE "(^|[[:space:]])$2/[^[:space:]]*\.o([[:space:]]|\$)"
+}
+rule() { grep -n "^$1:" daemon/Makefile | cut -d: -f1 | head -n1; }
+links rocepath rocepathd &&
+	bad daemon/Makefile "$(rule rocepath)" "rocepath links an object of daemon/rocepathd/: the CLI and the daemon share only librocepath.a"
+links rocepathd/rocepathd cli &&
+	bad daemon/Makefile "$(rule rocepathd/rocepathd)" "rocepathd links an object of daemon/cli/: the CLI and the daemon share only librocepath.a"
 
 exit $rc

@@ -26,10 +26,10 @@
 #include <json-c/json.h>
 
 #include "cli.h"
-#include "../rocepathd/rpd_config.h"
 #include "objs.h"
 #include "parse.h"
 #include "plan.h"
+#include "rpd_config.h"
 
 #define NCCL_DSCP_DEFAULT 26	/* the usual RoCE data class (TC 106) */
 #define ECN_ECT0 2

@@ -4,7 +4,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -38,32 +37,6 @@ void rpd_log_set_level(int level)
 int rpd_log_get_level(void)
 {
 	return log_level;
-}
-
-static const struct {
-	const char *name;
-	int level;
-} levels[] = {
-	{ "error", RPD_LOG_ERR },
-	{ "warn", RPD_LOG_WARN },
-	{ "info", RPD_LOG_INFO },
-	{ "debug", RPD_LOG_DEBUG },
-};
-
-int rpd_log_level_parse(const char *name)
-{
-	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
-		if (!strcmp(name, levels[i].name))
-			return levels[i].level;
-	return -EINVAL;
-}
-
-const char *rpd_log_level_name(int level)
-{
-	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
-		if (levels[i].level == level)
-			return levels[i].name;
-	return "?";
 }
 
 void rpd_log(int level, const char *fmt, ...)

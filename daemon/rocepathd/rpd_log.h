@@ -7,19 +7,12 @@
 #ifndef ROCEPATHD_RPD_LOG_H
 #define ROCEPATHD_RPD_LOG_H
 
-enum rpd_log_level {
-	RPD_LOG_ERR = 3,
-	RPD_LOG_WARN = 4,
-	RPD_LOG_INFO = 6,
-	RPD_LOG_DEBUG = 7,
-};
+/* The levels and their names are the config model's (rpd_config.h). */
+#include "rpd_config.h"
 
 void rpd_log_init(void);
 void rpd_log_set_level(int level);
 int rpd_log_get_level(void);
-/* "error", "warn", "info", "debug" -> level; -EINVAL when unknown. */
-int rpd_log_level_parse(const char *name);
-const char *rpd_log_level_name(int level);
 
 void rpd_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* rocepathd configuration file parsing (json-c). */
+/* rocepathd configuration file parsing (json-c), shared with the CLI. */
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
@@ -13,8 +13,33 @@
 #include <linux/rocepath.h>
 
 #include "rpd_config.h"
-#include "rpd_log.h"
 #include "objs.h"
+
+static const struct {
+	const char *name;
+	int level;
+} levels[] = {
+	{ "error", RPD_LOG_ERR },
+	{ "warn", RPD_LOG_WARN },
+	{ "info", RPD_LOG_INFO },
+	{ "debug", RPD_LOG_DEBUG },
+};
+
+int rpd_log_level_parse(const char *name)
+{
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		if (!strcmp(name, levels[i].name))
+			return levels[i].level;
+	return -EINVAL;
+}
+
+const char *rpd_log_level_name(int level)
+{
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		if (levels[i].level == level)
+			return levels[i].name;
+	return "?";
+}
 
 static int cfg_err(char *err, size_t errlen, const char *path, const char *key,
 		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));

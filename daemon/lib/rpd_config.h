@@ -3,9 +3,13 @@
  * rocepathd configuration: a JSON object read from /etc/rocepath/rocepathd.conf
  * (or -c FILE). Unknown keys are errors, so a typo never silently changes
  * behaviour; every error names the file and the key.
+ *
+ * The one model of that file, in the library because two programs read it:
+ * rocepathd, and `rocepath nccl-env` (the DCQCN profile a device gets). Its
+ * names keep the daemon's rpd_ prefix: it is the daemon's file.
  */
-#ifndef ROCEPATHD_RPD_CONFIG_H
-#define ROCEPATHD_RPD_CONFIG_H
+#ifndef ROCEPATH_RPD_CONFIG_H
+#define ROCEPATH_RPD_CONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,6 +29,19 @@
 #define RPD_METRICS_INTERVAL_S_MAX 3600
 /* systemd's StateDirectory=rocepath */
 #define RPD_STATE_DIR_DEFAULT "/var/lib/rocepath"
+
+/* "log_level": syslog priorities, so the journal prefix is the level itself. */
+enum rpd_log_level {
+	RPD_LOG_ERR = 3,
+	RPD_LOG_WARN = 4,
+	RPD_LOG_INFO = 6,
+	RPD_LOG_DEBUG = 7,
+};
+
+/* "error", "warn", "info", "debug" -> level; -EINVAL when unknown. */
+int rpd_log_level_parse(const char *name);
+/* The name of @level, "?" when it is none of them. */
+const char *rpd_log_level_name(int level);
 
 /* One "dcqcn" entry: a device name or fnmatch(3) pattern ("*"). */
 struct rpd_dcqcn_profile {
