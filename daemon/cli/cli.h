@@ -51,7 +51,9 @@ bool rp_matches(const char *arg, const char *word);
 /*
  * daemon/cli/kwargs.c: one key of a "KEY VALUE ..." argument list. It
  * stores its value as a string (str), a number in lo..hi (num), or, when
- * repeatable, appends it to list (nlist entries so far, at most max).
+ * repeatable, appends it to list (nlist entries so far, at most max). A
+ * list key takes one or more values, up to the next argument that is a
+ * key ("probes A B host h"), and may be repeated ("probes A probes B").
  * Keys are matched by prefix in table order; the table ends with a NULL
  * name and has fewer than 32 keys.
  */

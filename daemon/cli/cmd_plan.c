@@ -9,7 +9,8 @@
  * (-j), or one line per pin.
  * With previous: a stable re-plan of the plan of that placement (flows
  * that it also has keep their ports where the new plan allows). With
- * probes (repeatable): flows through measured leaves take probed ports.
+ * probes (one or more files, the key repeatable): flows through measured
+ * leaves take probed ports.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -73,6 +73,16 @@ int cli_kw_parse(const char *cmd, int argc, char **argv,
 			return ret;
 		argc -= 2;
 		argv += 2;
+		/*
+		 * A list takes the values up to the next key, so the synopsis
+		 * "probes FILE ..." means what it says; repeating the key
+		 * ("probes A probes B") works too.
+		 */
+		for (; k->list && argc > 0 && !kw_find(kw, argv[0]); argc--, argv++) {
+			ret = kw_store(cmd, k, argv[0]);
+			if (ret)
+				return ret;
+		}
 	}
 	return 0;
 }

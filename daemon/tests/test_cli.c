@@ -24,7 +24,10 @@
 #include "rp_netlink.h"
 #include "out.h"
 #include "parse.h"
+#include "addr.h"
 #include "pins.h"
+#include "plan.h"
+#include "plan_probe.h"
 
 TEST(parse_u32)
 {
@@ -248,6 +251,13 @@ static const struct {
 	    "probes", "9", "probes", "10", "probes", "11", "probes", "12",
 	    "probes", "13", "probes", "14", "probes", "15", "probes", "16",
 	    "probes", "17" }, 1, "Error: plan: more than 16 probes arguments" },
+	{ { "plan", "probes", "1", "2", "3", "4", "5", "6", "7", "8", "9",
+	    "10", "11", "12", "13", "14", "15", "16", "17" }, 1,
+	  "Error: plan: more than 16 probes arguments" },
+	{ { "plan", "probes", "a", "b", "frob" }, 1,
+	  "Error: plan: topology and placement files are required" },
+	{ { "plan", "probes", "a", "b", "topology" }, 1,
+	  "Error: plan: \"topology\" needs a value" },
 	{ { "probe", "host", "h1", "h", "h2" }, 1,
 	  "Error: probe: host: given twice" },
 	{ { "probe", "rate", "0" }, 1,
@@ -417,6 +427,106 @@ TEST(plan_host_prints_as_pin_show)
 	EXPECT_STREQ(buf, text);
 	free(buf);
 	rp_pins_free(&pins);
+}
+
+/* Writes answers from @src to @dst, one per spine, as a probe file at @path. */
+static int probe_file(const struct rp_topo *t, const char *src, const char *dst,
+		      const char *path)
+{
+	struct rp_probes ps = { .digest = rp_topo_digest(t) };
+	struct rp_probe p = { 0 };
+	int ret = 0;
+
+	if (rp_addr_parse(src, &p.src) || rp_addr_parse(dst, &p.dst))
+		return -EINVAL;
+	for (int sw = 0; sw < rp_topo_nswitches(t) && !ret; sw++) {
+		if (strncmp(rp_topo_switch_name(t, sw), "spine", 5))
+			continue;
+		for (int i = 0; i < 8 && !ret; i++) {
+			p.sport = 49152 + sw * 8 + i;
+			p.sw = sw;
+			ret = rp_probes_add(&ps, &p);
+		}
+	}
+	if (!ret)
+		ret = rp_probes_save(t, &ps, path);
+	rp_probes_free(&ps);
+	return ret;
+}
+
+/* The plan's summary "unplaced", or -1. */
+static int unplaced(const char *json)
+{
+	json_object *o = json_tokener_parse(json), *s, *u;
+	int n = -1;
+
+	if (o && json_object_object_get_ex(o, "summary", &s) &&
+	    json_object_object_get_ex(s, "unplaced", &u))
+		n = json_object_get_int(u);
+	json_object_put(o);
+	return n;
+}
+
+/*
+ * The synopsis "probes FILE ..." taken literally: "probes A B" reads both
+ * files, as "probes A probes B" does, and a key after the files ends the
+ * list. B's answers place flows that A's alone leave unplaced, so a B
+ * that was dropped or taken as an argument would show.
+ */
+TEST(plan_probes_takes_several_files)
+{
+	char dir[] = "/tmp/rp-test-cli-XXXXXX", topo[PATH_MAX + 64];
+	char place[PATH_MAX + 64], a[64], b[64], missing[64];
+	static char out1[65536], out2[65536], out3[65536];
+	const char *one[] = { "-j", "plan", "topology", topo, "placement",
+			      place, "probes", a, NULL };
+	const char *both[] = { "-j", "plan", "topology", topo, "placement",
+			       place, "probes", a, b, NULL };
+	const char *twice[] = { "-j", "plan", "topology", topo, "placement",
+				place, "probes", a, "probes", b, NULL };
+	/* a key ends the list */
+	const char *keyed[] = { "-j", "plan", "probes", a, b, "topology", topo,
+				"placement", place, NULL };
+	const char *bad[] = { "-j", "plan", "topology", topo, "placement",
+			      place, "probes", a, missing, NULL };
+	struct rp_topo *t = NULL;
+	char err[4096];
+	struct rp_err e;
+	int st;
+
+	rp_test_example(topo, sizeof(topo), "fabric", "topology-measured.json");
+	rp_test_example(place, sizeof(place), "fabric", "placement.json");
+	ASSERT_EQ(0, rp_topo_load(topo, &t, &e));
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a.json", dir);
+	snprintf(b, sizeof(b), "%s/b.json", dir);
+	snprintf(missing, sizeof(missing), "%s/missing.json", dir);
+	/* the ring h1 -> h3 -> h2 -> h4 -> h1: A answers h1's flow, B h3's */
+	EXPECT_EQ(0, probe_file(t, "192.0.2.1", "192.0.2.3", a));
+	EXPECT_EQ(0, probe_file(t, "192.0.2.3", "192.0.2.2", b));
+	rp_topo_free(t);
+
+	st = run(one, out1, sizeof(out1), err, sizeof(err));
+	if (st == -2)
+		SKIP(goto out, "rocepath binary not built");
+	EXPECT_EQ(0, st) TH_LOG("%s", err);
+	EXPECT_EQ(0, run(both, out2, sizeof(out2), err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_EQ(0, run(twice, out3, sizeof(out3), err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_STREQ(out3, out2);
+	EXPECT_LT(0, unplaced(out2));
+	EXPECT_LT(unplaced(out2), unplaced(out1));
+
+	EXPECT_EQ(0, run(keyed, out3, sizeof(out3), err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_STREQ(out2, out3);
+	EXPECT_EQ(1, run(bad, out3, sizeof(out3), err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, missing)) TH_LOG("%s", err);
+out:
+	unlink(a);
+	unlink(b);
+	rmdir(dir);
 }
 
 TEST(missing_module_is_clear)
