@@ -7,8 +7,9 @@
 #   kmod/            includes only its own headers ("x.h") and the kernel's
 #   daemon/lib/      never includes the planner or the prober
 #   daemon/planner/  takes from daemon/lib/ only the models it shares with
-#                    it: addr.h (the address), objs.h (the pin and pin set)
-#                    and atomic.h (the atomic file writer); never netlink,
+#                    it: addr.h (the address), objs.h (the pin and pin set),
+#                    atomic.h (the atomic file writer) and digest.h (the
+#                    file digest); never netlink,
 #                    output, parsing or decoding
 #   daemon/cli/ and daemon/rocepathd/ share only daemon/lib/ (and the
 #                    planner and prober): neither includes the other's
@@ -18,7 +19,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-PLANNER_FROM_LIB="addr.h objs.h atomic.h"
+PLANNER_FROM_LIB="addr.h objs.h atomic.h digest.h"
 rc=0
 
 # quoted FILE...: "FILE LINE NAME" for each #include "NAME"

@@ -295,6 +295,7 @@ int rpd_config_parse(const char *text, const char *path, struct rpd_config *cfg,
 	cfg->log_level = RPD_LOG_INFO;
 	cfg->debounce_ms = RPD_DEBOUNCE_MS_DEFAULT;
 	cfg->resync_s = RPD_RESYNC_S_DEFAULT;
+	cfg->poll_ms = RPD_POLL_MS_DEFAULT;
 	cfg->metrics_interval_s = RPD_METRICS_INTERVAL_S_DEFAULT;
 	/* off: daemon.rst promises the pins are `rocepath plan` for the same files */
 	cfg->stable_replan = false;
@@ -365,6 +366,11 @@ parsed:
 
 			ret = get_uint(val, path, key, 0, RPD_RESYNC_S_MAX, &v, err, errlen);
 			cfg->resync_s = v;
+		} else if (!strcmp(key, "poll_interval_ms")) {
+			uint64_t v;
+
+			ret = get_uint(val, path, key, 0, RPD_POLL_MS_MAX, &v, err, errlen);
+			cfg->poll_ms = v;
 		} else if (!strcmp(key, "stable_replan")) {
 			if (!json_object_is_type(val, json_type_boolean))
 				ret = cfg_err(err, errlen, path, key,
@@ -385,7 +391,7 @@ parsed:
 			ret = parse_metrics(val, path, cfg, &mpath, err, errlen);
 		} else {
 			ret = cfg_err(err, errlen, path, key,
-				      "unknown key (known: topology, placement, host, dcqcn, metrics, log_level, debounce_ms, resync_interval_s, stable_replan, state_dir, previous_placement, probe_rate_pps, probe_tries, probe_timeout_ms, probe_ttl)");
+				      "unknown key (known: topology, placement, host, dcqcn, metrics, log_level, debounce_ms, resync_interval_s, poll_interval_ms, stable_replan, state_dir, previous_placement, probe_rate_pps, probe_tries, probe_timeout_ms, probe_ttl)");
 		}
 		if (ret)
 			goto out;

@@ -21,6 +21,9 @@
 #define RPD_DEBOUNCE_MS_DEFAULT 200
 #define RPD_DEBOUNCE_MS_MAX 60000
 #define RPD_RESYNC_S_DEFAULT 60
+/* the stat poll beside inotify (statpoll.h): NFS and the like */
+#define RPD_POLL_MS_DEFAULT 5000
+#define RPD_POLL_MS_MAX 3600000
 #define RPD_RESYNC_S_MAX 86400
 #define RPD_DEV_NAME_LEN 64
 /* Debian's prometheus-node-exporter reads its textfile collector from here. */
@@ -64,6 +67,7 @@ struct rpd_config {
 	int log_level;		/* RPD_LOG_* */
 	int debounce_ms;
 	int resync_s;		/* periodic pin check, 0 = off */
+	int poll_ms;		/* stat poll of the two files, 0 = off */
 	char *metrics_path;	/* Prometheus textfile, NULL = not written */
 	int metrics_interval_s;	/* metrics and QP check period, 0 = off */
 	bool stable_replan;	/* re-plan with a previous placement (default) */

@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "digest.h"
 #include "plan_json.h"
 
 /* name -> index lookups through a sorted array of (name, index) */
@@ -1221,11 +1222,7 @@ int rp_topo_parse(const char *name, const char *text, size_t len,
 		return rp_json_end(&c, root, -ENOMEM);
 	ret = rp_json_end(&c, root, topo_build(&c, root, t));
 	/* the probe cache's key: any change to the file re-probes */
-	t->digest = 14695981039346656037ull;
-	for (size_t i = 0; i < len; i++) {
-		t->digest ^= (uint8_t)text[i];
-		t->digest *= 1099511628211ull;
-	}
+	t->digest = rp_fnv1a64(RP_FNV1A64_INIT, text, len);
 	if (ret) {
 		rp_topo_free(t);
 		return ret;

@@ -6,7 +6,7 @@
  * plan with the shared planner, installs this host's pins with one atomic
  * pin-replace transaction when they differ from what is installed, pushes
  * the DCQCN profile to every RDMA device, and keeps both right through
- * file changes (inotify, SIGHUP), module reloads, new RDMA devices, event
+ * file changes (inotify, a stat poll for NFS and the like, SIGHUP), module reloads, new RDMA devices, event
  * overruns and link flaps. SIGTERM/SIGINT exit leaving the pins in place.
  */
 #include <errno.h>
@@ -31,6 +31,7 @@
 #include "rp_netlink.h"
 #include "reconcile.h"
 #include "sd_notify.h"
+#include "statpoll.h"
 #include "watch.h"
 
 #define RPD_VERSION "0.1"
@@ -47,6 +48,7 @@ struct daemon {
 	struct rpd_backend be;
 	struct rpd_reconciler r;
 	struct rpd_watch w;
+	struct rpd_statpoll sp;
 	struct rpd_genl g;
 	bool have_genl;
 	struct rpd_linkmon lm;
@@ -62,6 +64,7 @@ struct daemon {
 	int64_t t_rearm;	/* missing watch directory retry */
 	int64_t t_resync;	/* periodic pin check */
 	int64_t t_metrics;	/* next metrics file / QP check */
+	int64_t t_poll;		/* next stat poll of the files (0: off) */
 	int backoff_ms;
 };
 
@@ -217,7 +220,15 @@ static void kernel_work(struct daemon *d, int64_t now)
 
 static void do_plan(struct daemon *d)
 {
-	int ret = rpd_rec_replan(&d->r);
+	int ret;
+
+	/*
+	 * The poll's baseline is what is about to be read: a change the plan
+	 * already sees is not polled again, one after it is.
+	 */
+	if (d->t_poll)
+		rpd_statpoll_check(&d->sp);
+	ret = rpd_rec_replan(&d->r);
 
 	/*
 	 * Planning a large cluster peaks at tens of MiB that are freed right
@@ -242,7 +253,35 @@ static int watch_files(struct daemon *d, int64_t now)
 		return ret;
 	}
 	d->t_rearm = ret ? now + REARM_MS : 0;
+	ret = rpd_statpoll_set(&d->sp, paths, 2, d->cfg.poll_ms);
+	if (ret < 0) {
+		rpd_err("poll: %s", strerror(-ret));
+		return ret;
+	}
+	d->t_poll = d->cfg.poll_ms ? now + d->cfg.poll_ms : 0;
 	return 0;
+}
+
+/* A file event (inotify or poll): re-plan once the files are quiet. */
+static void files_changed(struct daemon *d, int64_t now)
+{
+	if (!d->t_change)
+		d->t_change = now;
+	d->t_plan = now + d->cfg.debounce_ms;
+}
+
+static void poll_files(struct daemon *d, int64_t now)
+{
+	int ch = rpd_statpoll_check(&d->sp);
+
+	d->t_poll = now + d->cfg.poll_ms;
+	if (ch <= 0)
+		return;
+	/* inotify saw it too, unless the write came from another NFS client */
+	rpd_log(d->t_plan ? RPD_LOG_DEBUG : RPD_LOG_INFO,
+		"poll: %s%s%s changed", ch & 1 ? d->cfg.topology : "",
+		ch == 3 ? " and " : "", ch & 2 ? d->cfg.placement : "");
+	files_changed(d, now);
 }
 
 static void reload(struct daemon *d, int64_t now)
@@ -419,7 +458,7 @@ static int run(struct daemon *d)
 
 	while (!d->stop) {
 		struct pollfd pfd[6];
-		int64_t next = -1, deadlines[5];
+		int64_t next = -1, deadlines[6];
 		int n = 0, timeout, ifd, cfd, mfd, lfd;
 
 		now = now_ms();
@@ -427,6 +466,8 @@ static int run(struct daemon *d)
 			d->t_plan = 0;
 			do_plan(d);
 		}
+		if (d->t_poll && now >= d->t_poll)
+			poll_files(d, now);
 		if (d->t_rearm && now >= d->t_rearm) {
 			if (rpd_watch_rearm(&d->w)) {
 				d->t_rearm = now + REARM_MS;
@@ -461,7 +502,8 @@ static int run(struct daemon *d)
 		deadlines[2] = d->t_resync;
 		deadlines[3] = d->t_retry;
 		deadlines[4] = d->t_metrics;
-		for (int i = 0; i < 5; i++)
+		deadlines[5] = d->t_poll;
+		for (int i = 0; i < 6; i++)
 			if (deadlines[i] && (next < 0 || deadlines[i] < next))
 				next = deadlines[i];
 		now = now_ms();
@@ -493,9 +535,7 @@ static int run(struct daemon *d)
 				int ch = rpd_watch_read(&d->w);
 
 				if (ch > 0) {
-					if (!d->t_change)
-						d->t_change = now;
-					d->t_plan = now + d->cfg.debounce_ms;
+					files_changed(d, now);
 					if (!d->t_rearm && rpd_watch_rearm(&d->w))
 						d->t_rearm = now + REARM_MS;
 				}
@@ -585,6 +625,7 @@ int main(int argc, char **argv)
 		rpd_genl_close(&d.g);
 	rpd_linkmon_close(&d.lm);
 	rpd_watch_close(&d.w);
+	rpd_statpoll_free(&d.sp);
 	rpd_kernel_free(&d.k);
 	if (d.sfd >= 0)
 		close(d.sfd);

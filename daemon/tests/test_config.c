@@ -29,7 +29,7 @@ TEST(good_full)
 		"{\"topology\": \"/etc/rocepath/topology.json\",\n"
 		" \"placement\": \"placement.json\",\n"
 		" \"host\": \"h1\", \"log_level\": \"debug\", \"debounce_ms\": 50,\n"
-		" \"resync_interval_s\": 0,\n"
+		" \"resync_interval_s\": 0, \"poll_interval_ms\": 250,\n"
 		" \"stable_replan\": true, \"state_dir\": \"state\",\n"
 		" \"previous_placement\": \"/run/rocepath/previous.json\",\n"
 		" \"dcqcn\": {\"*\": {\"np_enable\": 1, \"rp_enable\": 1},\n"
@@ -45,6 +45,7 @@ TEST(good_full)
 	EXPECT_EQ(RPD_LOG_DEBUG, c.log_level);
 	EXPECT_EQ(50, c.debounce_ms);
 	EXPECT_EQ(0, c.resync_s);
+	EXPECT_EQ(250, c.poll_ms);
 	EXPECT_TRUE(c.stable_replan);
 	EXPECT_STREQ("/etc/rocepath/state", c.state_dir);
 	EXPECT_STREQ("/run/rocepath/previous.json", c.previous_placement);
@@ -68,6 +69,7 @@ TEST(good_minimal_defaults)
 	EXPECT_EQ(RPD_LOG_INFO, c.log_level);
 	EXPECT_EQ(RPD_DEBOUNCE_MS_DEFAULT, c.debounce_ms);
 	EXPECT_EQ(RPD_RESYNC_S_DEFAULT, c.resync_s);
+	EXPECT_EQ(RPD_POLL_MS_DEFAULT, c.poll_ms);
 	EXPECT_FALSE(c.stable_replan);
 	EXPECT_STREQ(RPD_STATE_DIR_DEFAULT, c.state_dir);
 	EXPECT_EQ(NULL, c.previous_placement);
@@ -368,6 +370,8 @@ FIXTURE_VARIANT_ADD(bad, probe_rate_zero) { .text = "{" TP ", \"probe_rate_pps\"
 FIXTURE_VARIANT_ADD(bad, probe_tries_big) { .text = "{" TP ", \"probe_tries\": 101}", .key = "probe_tries", .reason = "range" };
 FIXTURE_VARIANT_ADD(bad, probe_ttl_type) { .text = "{" TP ", \"probe_ttl\": \"2\"}", .key = "probe_ttl", .reason = "integer" };
 FIXTURE_VARIANT_ADD(bad, resync_big) { .text = "{" TP ", \"resync_interval_s\": 86401}", .key = "resync_interval_s", .reason = "range" };
+FIXTURE_VARIANT_ADD(bad, poll_big) { .text = "{" TP ", \"poll_interval_ms\": 3600001}", .key = "poll_interval_ms", .reason = "range" };
+FIXTURE_VARIANT_ADD(bad, poll_negative) { .text = "{" TP ", \"poll_interval_ms\": -1}", .key = "poll_interval_ms", .reason = "range" };
 FIXTURE_VARIANT_ADD(bad, stable_replan_int) { .text = "{" TP ", \"stable_replan\": 1}", .key = "stable_replan", .reason = "true or false" };
 FIXTURE_VARIANT_ADD(bad, stable_replan_string) { .text = "{" TP ", \"stable_replan\": \"yes\"}", .key = "stable_replan", .reason = "true or false" };
 FIXTURE_VARIANT_ADD(bad, state_dir_empty) { .text = "{" TP ", \"state_dir\": \"\"}", .key = "state_dir", .reason = "empty" };

@@ -2,7 +2,8 @@
 /*
  * rocepathd plumbing on the host: the inotify watcher sees in-place
  * writes, rename-over replacement (editors, schedulers), deletion and
- * re-creation, and ignores other files; the sd_notify client speaks the
+ * re-creation, and ignores other files; the stat poll sees writes inotify
+ * does not; the sd_notify client speaks the
  * protocol; plan pins in JSON convert to the reconciler's form.
  */
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -251,6 +253,21 @@ TEST(pins_from_json)
 	rp_pins_free(&s);
 }
 
+/* Two hosts on two leaves under one spine; the ring a -> b gives host a one pin. */
+#define TWO_HOSTS \
+	"{\"switches\": [" \
+	"{\"name\": \"leaf0\", \"tier\": \"leaf\", \"hash\": {\"algorithm\": \"crc16-ccitt\", \"seed\": 0, \"fields\": [\"src_port\"]}}," \
+	"{\"name\": \"leaf1\", \"tier\": \"leaf\", \"hash\": {\"algorithm\": \"crc16-ccitt\", \"seed\": 0, \"fields\": [\"src_port\"]}}," \
+	"{\"name\": \"spine0\", \"tier\": \"spine\", \"hash\": {\"algorithm\": \"crc32\", \"seed\": 0, \"fields\": [\"src_port\"]}}]," \
+	" \"links\": [{\"a\": \"leaf0\", \"a_port\": 1, \"b\": \"spine0\", \"b_port\": 1, \"up\": true}," \
+	"            {\"a\": \"leaf1\", \"a_port\": 1, \"b\": \"spine0\", \"b_port\": 2, \"up\": true}]," \
+	" \"hosts\": [" \
+	"{\"name\": \"a\", \"nics\": [{\"rail\": 0, \"netdev\": \"eth0\", \"ip\": \"192.0.2.1\", \"leaf\": \"leaf0\"}]}," \
+	"{\"name\": \"b\", \"nics\": [{\"rail\": 0, \"netdev\": \"eth0\", \"ip\": \"192.0.2.2\", \"leaf\": \"leaf1\"}]}]}"
+#define RING_AB \
+	"{\"jobs\": [{\"id\": \"j\", \"pattern\": \"ring\", \"qps_per_connection\": 2," \
+	" \"rails\": [0], \"hosts\": [\"a\", \"b\"]}]}"
+
 /* The daemon binary next to the tests: daemon/rocepathd/rocepathd. */
 static int daemon_path(char *buf, size_t len)
 {
@@ -286,18 +303,9 @@ TEST(daemon_dry_run_lifecycle)
 		SKIP(return, "daemon binary not built (%s)", bin);
 	ASSERT_NE(NULL, mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/topology.json", dir);
-	put(path, "{\"switches\": ["
-		  "{\"name\": \"leaf0\", \"tier\": \"leaf\", \"hash\": {\"algorithm\": \"crc16-ccitt\", \"seed\": 0, \"fields\": [\"src_port\"]}},"
-		  "{\"name\": \"leaf1\", \"tier\": \"leaf\", \"hash\": {\"algorithm\": \"crc16-ccitt\", \"seed\": 0, \"fields\": [\"src_port\"]}},"
-		  "{\"name\": \"spine0\", \"tier\": \"spine\", \"hash\": {\"algorithm\": \"crc32\", \"seed\": 0, \"fields\": [\"src_port\"]}}],"
-		  " \"links\": [{\"a\": \"leaf0\", \"a_port\": 1, \"b\": \"spine0\", \"b_port\": 1, \"up\": true},"
-		  "            {\"a\": \"leaf1\", \"a_port\": 1, \"b\": \"spine0\", \"b_port\": 2, \"up\": true}],"
-		  " \"hosts\": ["
-		  "{\"name\": \"a\", \"nics\": [{\"rail\": 0, \"netdev\": \"eth0\", \"ip\": \"192.0.2.1\", \"leaf\": \"leaf0\"}]},"
-		  "{\"name\": \"b\", \"nics\": [{\"rail\": 0, \"netdev\": \"eth0\", \"ip\": \"192.0.2.2\", \"leaf\": \"leaf1\"}]}]}");
+	put(path, TWO_HOSTS);
 	snprintf(path, sizeof(path), "%s/placement.json", dir);
-	put(path, "{\"jobs\": [{\"id\": \"j\", \"pattern\": \"ring\", \"qps_per_connection\": 2,"
-		  " \"rails\": [0], \"hosts\": [\"a\", \"b\"]}]}");
+	put(path, RING_AB);
 	snprintf(path, sizeof(path), "%s/rocepathd.conf", dir);
 	put(path, "{\"topology\": \"topology.json\", \"placement\": \"placement.json\","
 		  " \"host\": \"a\", \"log_level\": \"error\"}");
@@ -362,6 +370,119 @@ TEST(daemon_dry_run_lifecycle)
 
 	snprintf(buf, sizeof(buf), "rm -rf '%s'", dir);
 	EXPECT_EQ(0, system(buf));
+}
+
+/* Receives notifications on @fd into @all until one holds @needle or @ms pass. */
+static bool wait_note(int fd, const char *needle, int ms, char *all, size_t len)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char buf[512];
+
+	while (poll(&p, 1, ms) == 1) {
+		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+
+		if (n <= 0)
+			break;
+		buf[n] = '\0';
+		strncat(all, buf, len - strlen(all) - 2);
+		strcat(all, "|");
+		if (strstr(buf, needle))
+			return true;
+	}
+	return false;
+}
+
+/* Runs rocepathd -n -c @conf with $NOTIFY_SOCKET @sock; its pid. */
+static pid_t start_daemon(const char *bin, const char *conf, const char *sock)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 2);
+		setenv("NOTIFY_SOCKET", sock, 1);
+		execl(bin, bin, "-n", "-c", conf, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * What NFS does to inotify, on a local disk: the placement is a symlink
+ * into another directory, so writes to it raise no event in the directory
+ * rocepathd watches. The stat poll still sees them: a half-written file
+ * is refused with the last good plan kept (1 pin), the whole one is
+ * applied (0 pins). With the poll off the same write goes unseen.
+ */
+TEST(daemon_poll_sees_unwatched_writes)
+{
+	char bin[600], dir[] = "/tmp/rocepathd-poll-XXXXXX", path[700];
+	char conf[700], place[700], sock[700], all[4096] = "", cmd[800];
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd, status;
+	pid_t pid;
+
+	if (daemon_path(bin, sizeof(bin)))
+		SKIP(return, "daemon binary not built (%s)", bin);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/topology.json", dir);
+	put(path, TWO_HOSTS);
+	snprintf(path, sizeof(path), "%s/shared", dir);
+	ASSERT_EQ(0, mkdir(path, 0755));
+	snprintf(place, sizeof(place), "%s/shared/placement.json", dir);
+	put(place, RING_AB);
+	snprintf(path, sizeof(path), "%s/placement.json", dir);
+	ASSERT_EQ(0, symlink("shared/placement.json", path));
+	snprintf(conf, sizeof(conf), "%s/rocepathd.conf", dir);
+	put(conf, "{\"topology\": \"topology.json\", \"placement\": \"placement.json\","
+		  " \"host\": \"a\", \"log_level\": \"error\", \"debounce_ms\": 0,"
+		  " \"metrics\": {\"path\": null}, \"resync_interval_s\": 0,"
+		  " \"poll_interval_ms\": 100}");
+
+	snprintf(sock, sizeof(sock), "%s/notify", dir);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_GE(fd, 0);
+	strcpy(sun.sun_path, sock);
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sun, sizeof(sun)));
+
+	pid = start_daemon(bin, conf, sock);
+	ASSERT_GE(pid, 0);
+	EXPECT_TRUE(wait_note(fd, "READY=1", 20000, all, sizeof(all)))
+		TH_LOG("%s", all);
+	EXPECT_NE(NULL, strstr(all, "STATUS=1 pins")) TH_LOG("%s", all);
+	/* half written, as a reader on another NFS client may see it */
+	put(place, "{\"jobs\": [{\"id\": \"j2\", \"pattern\": ");
+	EXPECT_TRUE(wait_note(fd, "last error", 5000, all, sizeof(all)))
+		TH_LOG("%s", all);
+	/* the last good plan stays: "N pins, generation G; last error" */
+	EXPECT_NE(NULL, strstr(all, "STATUS=1 pins, generation")) TH_LOG("%s", all);
+	put(place, "{\"jobs\": []}");
+	EXPECT_TRUE(wait_note(fd, "STATUS=0 pins installed", 5000, all,
+			      sizeof(all))) TH_LOG("%s", all);
+	kill(pid, SIGTERM);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	/* the control: no poll, and the write is not seen */
+	put(place, RING_AB);
+	put(conf, "{\"topology\": \"topology.json\", \"placement\": \"placement.json\","
+		  " \"host\": \"a\", \"log_level\": \"error\", \"debounce_ms\": 0,"
+		  " \"metrics\": {\"path\": null}, \"resync_interval_s\": 0,"
+		  " \"poll_interval_ms\": 0}");
+	all[0] = '\0';
+	pid = start_daemon(bin, conf, sock);
+	ASSERT_GE(pid, 0);
+	EXPECT_TRUE(wait_note(fd, "READY=1", 20000, all, sizeof(all)))
+		TH_LOG("%s", all);
+	put(place, "{\"jobs\": []}");
+	EXPECT_FALSE(wait_note(fd, "STATUS=0 pins", 1500, all, sizeof(all)))
+		TH_LOG("%s", all);
+	kill(pid, SIGTERM);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(cmd));
 }
 
 TEST_HARNESS_MAIN
