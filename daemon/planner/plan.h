@@ -114,6 +114,12 @@ struct rp_plan_summary {
 	char bound_gap_reason[256];
 };
 const struct rp_plan_summary *rp_plan_summary(const struct rp_plan *plan);
+/*
+ * FNV-1a 64 (digest.h) of every flow's identity and what the plan decided
+ * for it (spine, links, port): equal on every host that planned the same
+ * files with the same rocepath (plan_digest.c).
+ */
+uint64_t rp_plan_digest(const struct rp_plan *plan);
 
 /*
  * The plan object of Documentation/planner.rst ("Output"). With host

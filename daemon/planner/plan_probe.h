@@ -68,6 +68,8 @@ int rp_probes_load(const struct rp_topo *t, const char *path,
 		   struct rp_probes *out, struct rp_err *err);
 struct json_object *rp_probes_to_json(const struct rp_topo *t,
 				      const struct rp_probes *ps);
+/* FNV-1a 64 of the answers (plan_digest.c); a NULL or empty set has one too. */
+uint64_t rp_probes_digest(const struct rp_probes *ps);
 /* Writes the file atomically (temporary file, then rename); -errno. */
 int rp_probes_save(const struct rp_topo *t, const struct rp_probes *ps,
 		   const char *path);

@@ -11,6 +11,7 @@
 #include <linux/rocepath.h>
 
 #include "backend.h"
+#include "digest.h"
 #include "rpd_log.h"
 #include "mlx5.h"
 #include "rp_netlink.h"
@@ -44,6 +45,29 @@ int rpd_plan_files(const struct rpd_config *cfg, struct rp_pins *out,
 {
 	return rpd_plan_files_sum(cfg, NULL, out, NULL, summary, slen, err,
 				  errlen);
+}
+
+static uint64_t be64(uint64_t h, uint64_t v)
+{
+	uint8_t b[8];
+
+	for (int i = 0; i < 8; i++)
+		b[i] = v >> (56 - 8 * i);
+	return rp_fnv1a64(h, b, sizeof(b));
+}
+
+/* What @plan came from and the plan itself, as digests. */
+static void plan_info(struct rpd_plan_info *info, const struct rp_topo *t,
+		      const char *place, size_t len,
+		      const struct rp_probes *ps, const struct rp_plan *plan)
+{
+	info->sum = *rp_plan_summary(plan);
+	info->topology = rp_topo_digest(t);
+	info->placement = rp_fnv1a64(RP_FNV1A64_INIT, place, len);
+	info->probes = rp_probes_digest(ps);
+	info->input = be64(be64(be64(RP_FNV1A64_INIT, info->topology),
+				info->placement), info->probes);
+	info->plan = rp_plan_digest(plan);
 }
 
 void rpd_replan_free(struct rpd_replan *rp)
@@ -221,7 +245,7 @@ static void replan_record(struct rpd_replan *rp, const struct rpd_config *cfg,
 }
 
 int rpd_plan_files_sum(const struct rpd_config *cfg, struct rpd_replan *rp,
-		       struct rp_pins *out, struct rp_plan_summary *sum,
+		       struct rp_pins *out, struct rpd_plan_info *info,
 		       char *summary, size_t slen, char *err, size_t errlen)
 {
 	struct rpd_replan check = { 0 };	/* --check: read, never write */
@@ -285,8 +309,8 @@ int rpd_plan_files_sum(const struct rpd_config *cfg, struct rpd_replan *rp,
 		goto out;
 	}
 	s = rp_plan_summary(plan);
-	if (s && sum)
-		*sum = *s;
+	if (info)
+		plan_info(info, t, text, len, &ps, plan);
 	if (s && summary)
 		snprintf(summary, slen,
 			 "fabric: %u flows, %u unplaced, max link load %u flows, lower bound %u, ECMP baseline %u; %s%s",
@@ -312,13 +336,14 @@ static int be_plan(void *ctx, const struct rpd_config *cfg, struct rp_pins *out,
 		   char *summary, size_t slen, char *err, size_t errlen)
 {
 	struct rpd_kernel *k = ctx;
-	struct rp_plan_summary sum = { 0 };
+	struct rpd_plan_info info;
 	int ret;
 
-	ret = rpd_plan_files_sum(cfg, &k->replan, out, &sum, summary, slen, err,
-				 errlen);
+	memset(&info, 0, sizeof(info));
+	ret = rpd_plan_files_sum(cfg, &k->replan, out, &info, summary, slen,
+				 err, errlen);
 	if (!ret)
-		k->plan_sum = sum;
+		k->plan_info = info;
 	return ret;
 }
 

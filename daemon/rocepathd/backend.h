@@ -17,6 +17,18 @@
 
 struct rp_nl;
 
+/*
+ * The last good plan's figures and digests (FNV-1a 64, digest.h), for the
+ * metrics, the status line and --check: the three inputs, "input" over
+ * those three digests (each 8 bytes big-endian, in that order) and the
+ * plan's own (rp_plan_digest()). Hosts with equal inputs and different
+ * plans differ in their stable re-plan state or their rocepath version.
+ */
+struct rpd_plan_info {
+	struct rp_plan_summary sum;
+	uint64_t topology, placement, probes, input, plan;
+};
+
 /* A running daemon's stable re-plan state (replan_state.h). */
 struct rpd_replan {
 	struct rpd_replan_state st;	/* what the current plan came from */
@@ -32,7 +44,7 @@ struct rpd_kernel {
 	uint32_t dry_gen;
 	const char *sysfs_ib;		/* RPD_SYSFS_IB */
 	const char *debugfs_mlx5;	/* RPD_DEBUGFS_MLX5 */
-	struct rp_plan_summary plan_sum;	/* of the last good plan (metrics) */
+	struct rpd_plan_info plan_info;	/* of the last good plan (metrics) */
 	struct rpd_replan replan;
 };
 
@@ -52,10 +64,13 @@ int rpd_plan_files(const struct rpd_config *cfg, struct rp_pins *out,
 /*
  * The same for a running daemon: @rp (NULL: as rpd_plan_files()) keeps the
  * re-plan state between plans and records each good plan's placement; also
- * returns the plan's figures in @sum (may be NULL).
+ * returns the plan's figures and digests in @info (may be NULL).
  */
 int rpd_plan_files_sum(const struct rpd_config *cfg, struct rpd_replan *rp,
-		       struct rp_pins *out, struct rp_plan_summary *sum,
+		       struct rp_pins *out, struct rpd_plan_info *info,
 		       char *summary, size_t slen, char *err, size_t errlen);
+/* "fnv1a64:" and 16 hex digits, as probe files write the topology's. */
+#define RPD_DIGEST_FMT "fnv1a64:%016llx"
+#define RPD_DIGEST_LEN 25
 
 #endif

@@ -99,11 +99,14 @@ static void status(struct daemon *d)
 		rpd_sd_notifyf("STATUS=waiting for the rocepath module (%zu pins planned)",
 			       d->r.desired.n);
 	else if (d->r.last_error[0])
-		rpd_sd_notifyf("STATUS=%zu pins, generation %u; last error: %s",
-			       d->r.desired.n, d->r.installed_gen, d->r.last_error);
+		rpd_sd_notifyf("STATUS=%zu pins, generation %u, plan " RPD_DIGEST_FMT "; last error: %s",
+			       d->r.desired.n, d->r.installed_gen,
+			       (unsigned long long)d->k.plan_info.plan,
+			       d->r.last_error);
 	else
-		rpd_sd_notifyf("STATUS=%zu pins installed, generation %u",
-			       d->r.desired.n, d->r.installed_gen);
+		rpd_sd_notifyf("STATUS=%zu pins installed, generation %u, plan " RPD_DIGEST_FMT,
+			       d->r.desired.n, d->r.installed_gen,
+			       (unsigned long long)d->k.plan_info.plan);
 }
 
 static void module_close(struct daemon *d)
@@ -236,8 +239,22 @@ static void do_plan(struct daemon *d)
 	 */
 	malloc_trim(0);
 	rpd_metrics_note_plan(&d->mx, ret);
-	if (ret >= 0)
+	if (ret >= 0) {
+		const struct rpd_plan_info *in = &d->k.plan_info;
+
+		/* the fleet's audit trail: what every host planned, and from what */
+		rpd_info("plan " RPD_DIGEST_FMT " from input " RPD_DIGEST_FMT
+			 " (topology " RPD_DIGEST_FMT ", placement " RPD_DIGEST_FMT
+			 ", probes " RPD_DIGEST_FMT ")",
+			 (unsigned long long)in->plan, (unsigned long long)in->input,
+			 (unsigned long long)in->topology,
+			 (unsigned long long)in->placement,
+			 (unsigned long long)in->probes);
 		d->need_sync = true;
+		/* the metrics file shows the new digests now, not a period later */
+		if (d->t_metrics)
+			d->t_metrics = now_ms();
+	}
 	else
 		d->t_change = 0;
 	status(d);
@@ -391,10 +408,12 @@ static int check_once(struct daemon *d)
 {
 	char summary[512] = "", err[1024] = "", buf[512];
 	struct rp_pins pins = { 0 };
+	struct rpd_plan_info in;
 	int ret;
 
-	ret = rpd_plan_files(&d->cfg, &pins, summary, sizeof(summary), err,
-			     sizeof(err));
+	memset(&in, 0, sizeof(in));
+	ret = rpd_plan_files_sum(&d->cfg, NULL, &pins, &in, summary,
+				 sizeof(summary), err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "Error: %s.\n", err[0] ? err : strerror(-ret));
 		rp_pins_free(&pins);
@@ -402,6 +421,12 @@ static int check_once(struct daemon *d)
 	}
 	rp_pins_sort(&pins);
 	printf("host %s: %zu pins (%s)\n", d->cfg.host, pins.n, summary);
+	printf("digest plan " RPD_DIGEST_FMT " input " RPD_DIGEST_FMT
+	       " topology " RPD_DIGEST_FMT " placement " RPD_DIGEST_FMT
+	       " probes " RPD_DIGEST_FMT "\n",
+	       (unsigned long long)in.plan, (unsigned long long)in.input,
+	       (unsigned long long)in.topology, (unsigned long long)in.placement,
+	       (unsigned long long)in.probes);
 	for (size_t i = 0; i < pins.n; i++) {
 		rp_pin_format(&pins.v[i], buf, sizeof(buf));
 		printf("pin %s\n", buf);
@@ -489,7 +514,7 @@ static int run(struct daemon *d)
 			d->t_metrics = now + d->cfg.metrics_interval_s * 1000LL;
 			rpd_metrics_tick(&d->mx, d->cfg.metrics_path,
 					 d->dry_run ? NULL : d->k.nl, &d->r,
-					 &d->k.plan_sum);
+					 &d->k.plan_info);
 		}
 		if ((d->need_sync || d->need_dcqcn) && !d->t_retry)
 			kernel_work(d, now);

@@ -246,6 +246,31 @@ static void ok_failed(struct rp_prom *p, const char *name, const char *help,
 	rp_prom_u64(p, &l, 1, failed);
 }
 
+/*
+ * The digests as labels of one series of value 1, so that hosts that
+ * disagree show in one query: count(count by (plan_digest)
+ * (rocepath_plan_info)) > 1.
+ */
+static void plan_info(struct rp_prom *p, const struct rpd_plan_info *in)
+{
+	static const char *const names[] = { "plan_digest", "input_digest",
+		"topology_digest", "placement_digest", "probes_digest" };
+	const uint64_t v[] = { in->plan, in->input, in->topology,
+			       in->placement, in->probes };
+	char val[5][RPD_DIGEST_LEN + 1];
+	struct rp_prom_label l[5];
+
+	for (int i = 0; i < 5; i++) {
+		snprintf(val[i], sizeof(val[i]), RPD_DIGEST_FMT,
+			 (unsigned long long)v[i]);
+		l[i].name = names[i];
+		l[i].value = val[i];
+	}
+	rp_prom_family(p, "rocepath_plan_info", RP_PROM_GAUGE,
+		       "1, labelled with the digests (FNV-1a 64) of the running plan and of its inputs.");
+	rp_prom_u64(p, l, 5, 1);
+}
+
 static void render_daemon(struct rp_prom *p, const struct rpd_metrics_data *d)
 {
 	gauge(p, "rocepath_module_loaded",
@@ -272,6 +297,7 @@ static void render_daemon(struct rp_prom *p, const struct rpd_metrics_data *d)
 		  d->reloads_ok, d->reloads_failed);
 	if (!d->have_plan)
 		return;
+	plan_info(p, &d->info);
 	gauge(p, "rocepath_plan_pins", "Pin rules the plan gives this host.",
 	      d->planned_pins);
 	gauge(p, "rocepath_plan_flows", "Flows the plan placed, whole fabric.",
@@ -400,7 +426,7 @@ static bool dir_exists(const char *path)
 
 int rpd_metrics_tick(struct rpd_metrics *m, const char *path, struct rp_nl *nl,
 		     const struct rpd_reconciler *r,
-		     const struct rp_plan_summary *sum)
+		     const struct rpd_plan_info *info)
 {
 	struct rpd_metrics_data d;
 	int ret = 0;
@@ -427,9 +453,11 @@ int rpd_metrics_tick(struct rpd_metrics *m, const char *path, struct rp_nl *nl,
 		data_free(&d);
 		memset(&d, 0, sizeof(d));
 	}
-	d.have_plan = r->have_desired && sum;
-	if (d.have_plan)
-		d.plan = *sum;
+	d.have_plan = r->have_desired && info;
+	if (d.have_plan) {
+		d.plan = info->sum;
+		d.info = *info;
+	}
 	d.planned_pins = r->desired.n;
 	d.plan_generation = m->plan_generation;
 	d.pin_generation = r->installed_gen;

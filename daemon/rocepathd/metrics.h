@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "backend.h"
 #include "objs.h"
 #include "plan.h"
 
@@ -33,6 +34,7 @@ struct rpd_metrics_data {
 	struct rp_stats stats;
 	bool have_plan;			/* plan and planned_pins valid */
 	struct rp_plan_summary plan;
+	struct rpd_plan_info info;	/* its digests */
 	uint64_t planned_pins;
 	uint64_t plan_generation;	/* plans that changed this host's pins */
 	uint32_t pin_generation;	/* rule set generation rocepathd installed */
@@ -84,11 +86,11 @@ int rpd_metrics_check_qps(struct rpd_metrics *m, const struct rp_pins *pins);
 /*
  * The periodic step: dumps pins (QP check), and when @path is set also
  * the flows, DCQCN parameters and statistics, and writes the file.
- * @nl NULL: the module is absent (daemon metrics only). @sum NULL: no
+ * @nl NULL: the module is absent (daemon metrics only). @info NULL: no
  * good plan yet.
  */
 int rpd_metrics_tick(struct rpd_metrics *m, const char *path, struct rp_nl *nl,
 		     const struct rpd_reconciler *r,
-		     const struct rp_plan_summary *sum);
+		     const struct rpd_plan_info *info);
 
 #endif

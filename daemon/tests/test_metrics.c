@@ -157,6 +157,11 @@ static void sample_data(struct rpd_metrics_data *d)
 	d->plan.max_link_flows = 1;
 	d->plan.lower_bound = 1;
 	d->plan.ecmp_max_link_flows = 3;
+	d->info.plan = 0x0123456789abcdefull;
+	d->info.input = 2;
+	d->info.topology = 3;
+	d->info.placement = 4;
+	d->info.probes = 0xcbf29ce484222325ull;
 	d->plan_ok = d->reload_ok = true;
 	d->plans_ok = 2;
 	d->reloads_failed = 1;
@@ -188,6 +193,8 @@ TEST(document)
 		"rocepath_plans_total{result=\"ok\"} 2\n",
 		"rocepath_config_reloads_total{result=\"failed\"} 1\n",
 		"rocepath_module_loaded 1\n",
+		"# TYPE rocepath_plan_info gauge\n",
+		"rocepath_plan_info{plan_digest=\"fnv1a64:0123456789abcdef\",input_digest=\"fnv1a64:0000000000000002\",topology_digest=\"fnv1a64:0000000000000003\",placement_digest=\"fnv1a64:0000000000000004\",probes_digest=\"fnv1a64:cbf29ce484222325\"} 1\n",
 	};
 	struct rpd_metrics_data d;
 	struct cap c;
@@ -209,6 +216,7 @@ TEST(document)
 	cap_close(&c);
 	EXPECT_EQ(NULL, strstr(c.buf, "rocepath_flow_"));
 	EXPECT_EQ(NULL, strstr(c.buf, "rocepath_plan_max_link_flows"));
+	EXPECT_EQ(NULL, strstr(c.buf, "rocepath_plan_info"));
 	EXPECT_NE(NULL, strstr(c.buf, "rocepath_module_loaded 0\n"));
 	free(c.buf);
 }

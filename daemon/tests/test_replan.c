@@ -491,4 +491,54 @@ TEST_F(replan, opt_out_keeps_no_state)
 	}
 }
 
+/*
+ * The digests of the audit (metrics, status): two hosts planning the same
+ * files report the same plan and input digests; a placement change moves
+ * the placement, input and plan digests and not the topology's; with the
+ * same inputs a stable re-plan and a plan from scratch differ in the plan
+ * digest alone, which is what the plan digest is for.
+ */
+TEST_F(replan, digests_follow_inputs_and_plan)
+{
+	struct rpd_plan_info a, b, c, d;
+	struct sim s;
+
+	ASSERT_NE(NULL, self->hosts[1]);
+	for (int i = 0; i < 2; i++) {
+		clear_state(self->state);
+		ASSERT_EQ(0, sim_start(&s, self->dir, self->hosts[i], ""));
+		ASSERT_LE(0, sim_plan(&s, NULL, 0));
+		if (i)
+			b = s.k.plan_info;
+		else
+			a = s.k.plan_info;
+		if (!i) {
+			/* job3 starts: a stable re-plan from job1 + job2 */
+			ASSERT_EQ(0, put_jobs(self->place, "job1 job2 job3", NULL));
+			ASSERT_LE(0, sim_plan(&s, NULL, 0));
+			c = s.k.plan_info;
+			ASSERT_EQ(0, put_jobs(self->place, "job1 job2", NULL));
+		}
+		sim_stop(&s);
+	}
+	EXPECT_NE(0, a.plan);
+	EXPECT_EQ(a.plan, b.plan);
+	EXPECT_EQ(a.input, b.input);
+	EXPECT_EQ(a.topology, c.topology);
+	EXPECT_EQ(a.probes, c.probes);
+	EXPECT_NE(a.placement, c.placement);
+	EXPECT_NE(a.input, c.input);
+	EXPECT_NE(a.plan, c.plan);
+
+	/* the same three jobs from scratch: same inputs, another plan */
+	ASSERT_EQ(0, put_jobs(self->place, "job1 job2 job3", NULL));
+	ASSERT_EQ(0, sim_start(&s, self->dir, self->hosts[0],
+			       ", \"stable_replan\": false"));
+	ASSERT_LE(0, sim_plan(&s, NULL, 0));
+	d = s.k.plan_info;
+	sim_stop(&s);
+	EXPECT_EQ(c.input, d.input);
+	EXPECT_NE(c.plan, d.plan);
+}
+
 TEST_HARNESS_MAIN
