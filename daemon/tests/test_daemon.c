@@ -287,13 +287,39 @@ static int daemon_path(char *buf, size_t len)
 }
 
 /*
+ * A temporary directory @dir with the two-host topology and, for
+ * $NOTIFY_SOCKET, a datagram socket bound at @dir/notify (path in @sock):
+ * its fd, or -1.
+ */
+static int e2e_setup(char *dir, char *sock, size_t len)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char path[700];
+	int fd;
+
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/topology.json", dir);
+	put(path, TWO_HOSTS);
+	snprintf(sock, len, "%s/notify", dir);
+	if (strlen(sock) >= sizeof(sun.sun_path))
+		return -1;
+	strcpy(sun.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
  * End to end in dry-run mode: READY=1 over $NOTIFY_SOCKET after the first
  * (dry) push, STOPPING=1 and exit 0 on SIGTERM; a bad config exits 1.
  */
 TEST(daemon_dry_run_lifecycle)
 {
 	char bin[600], dir[] = "/tmp/rocepathd-e2e-XXXXXX", path[700], sock[700];
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	char buf[512], all[4096] = "";
 	int fd, status, got_ready = 0;
 	struct pollfd p;
@@ -301,21 +327,13 @@ TEST(daemon_dry_run_lifecycle)
 
 	if (daemon_path(bin, sizeof(bin)))
 		SKIP(return, "daemon binary not built (%s)", bin);
-	ASSERT_NE(NULL, mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/topology.json", dir);
-	put(path, TWO_HOSTS);
+	fd = e2e_setup(dir, sock, sizeof(sock));
+	ASSERT_GE(fd, 0);
 	snprintf(path, sizeof(path), "%s/placement.json", dir);
 	put(path, RING_AB);
 	snprintf(path, sizeof(path), "%s/rocepathd.conf", dir);
 	put(path, "{\"topology\": \"topology.json\", \"placement\": \"placement.json\","
 		  " \"host\": \"a\", \"log_level\": \"error\"}");
-
-	snprintf(sock, sizeof(sock), "%s/notify", dir);
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	ASSERT_GE(fd, 0);
-	ASSERT_LT(strlen(sock), sizeof(sun.sun_path));
-	strcpy(sun.sun_path, sock);
-	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sun, sizeof(sun)));
 
 	pid = fork();
 	ASSERT_GE(pid, 0);
@@ -419,15 +437,13 @@ TEST(daemon_poll_sees_unwatched_writes)
 {
 	char bin[600], dir[] = "/tmp/rocepathd-poll-XXXXXX", path[700];
 	char conf[700], place[700], sock[700], all[4096] = "", cmd[800];
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int fd, status;
 	pid_t pid;
 
 	if (daemon_path(bin, sizeof(bin)))
 		SKIP(return, "daemon binary not built (%s)", bin);
-	ASSERT_NE(NULL, mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/topology.json", dir);
-	put(path, TWO_HOSTS);
+	fd = e2e_setup(dir, sock, sizeof(sock));
+	ASSERT_GE(fd, 0);
 	snprintf(path, sizeof(path), "%s/shared", dir);
 	ASSERT_EQ(0, mkdir(path, 0755));
 	snprintf(place, sizeof(place), "%s/shared/placement.json", dir);
@@ -439,12 +455,6 @@ TEST(daemon_poll_sees_unwatched_writes)
 		  " \"host\": \"a\", \"log_level\": \"error\", \"debounce_ms\": 0,"
 		  " \"metrics\": {\"path\": null}, \"resync_interval_s\": 0,"
 		  " \"poll_interval_ms\": 100}");
-
-	snprintf(sock, sizeof(sock), "%s/notify", dir);
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	ASSERT_GE(fd, 0);
-	strcpy(sun.sun_path, sock);
-	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&sun, sizeof(sun)));
 
 	pid = start_daemon(bin, conf, sock);
 	ASSERT_GE(pid, 0);

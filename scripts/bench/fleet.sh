@@ -33,6 +33,13 @@ make -s -C "$TOP/daemon" rocepathd/rocepathd >/dev/null ||
 dir=$(mktemp -d /tmp/rocepath-fleet.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 ulimit -n 4096 2>/dev/null
+# one inotify instance per daemon: the default of 128 per user is too few
+inst=$(cat /proc/sys/fs/inotify/max_user_instances)
+if [ "$inst" -lt $((HOSTS + 64)) ]; then
+	echo $((HOSTS + 64)) >/proc/sys/fs/inotify/max_user_instances ||
+		{ echo "fleet: needs fs.inotify.max_user_instances >= $((HOSTS + 64))" >&2; exit 1; }
+	trap 'echo "$inst" >/proc/sys/fs/inotify/max_user_instances; rm -rf "$dir"' EXIT
+fi
 
 python3 "$TOP/examples/ai-zone/gen.py" --hosts "$HOSTS" --rails 8 \
 	--order random -o "$dir" >/dev/null ||

@@ -106,6 +106,10 @@ def main():
         last = [None] * len(procs)
         deadline = time.time() + a.timeout
         while time.time() < deadline:
+            for i, p in enumerate(procs):
+                if p.poll() is not None:
+                    sys.exit('fleet: daemon %d exited (%d): %s' % (
+                        i, p.returncode, open(logs[i]).read()[-500:]))
             for i, log in enumerate(logs):
                 got, offs[i] = plans(log, offs[i])
                 for ms, dig in got:
