@@ -7,6 +7,7 @@
  * See Documentation/planner.rst for the algorithm and its bound.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,33 +18,66 @@
 /* Greedy passes (different pair orders) per bound before trying T + 1. */
 #define RP_COLOUR_ATTEMPTS	8
 
-/* The summary's bound_gap and its reason. */
-static void gap_reason(struct rp_plan *pl, int T)
+/* Appends to the summary's reason, "; " between parts. */
+static void reason_add(struct rp_plan_summary *s, size_t *n, const char *fmt,
+		       ...) __attribute__((format(printf, 3, 4)));
+static void reason_add(struct rp_plan_summary *s, size_t *n, const char *fmt,
+		       ...)
+{
+	size_t sz = sizeof(s->bound_gap_reason);
+	va_list ap;
+
+	if (*n >= sz - 1)
+		return;
+	if (*n)
+		*n += snprintf(s->bound_gap_reason + *n, sz - *n, "; ");
+	if (*n >= sz - 1)
+		return;
+	va_start(ap, fmt);
+	*n += vsnprintf(s->bound_gap_reason + *n, sz - *n, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The summary's bound_gap (never clamped) and its reason: each part is
+ * said only when it holds (planner.rst, "Output").
+ */
+static void gap_reason(struct rp_plan *pl, int T,
+		       const struct rp_repair_stats *rs)
 {
 	struct rp_plan_summary *s = &pl->sum;
-	unsigned int missed = 0;
+	unsigned int uncounted = 0;
 	size_t n = 0;
 
 	for (int i = 0; i < pl->nflows; i++)
-		missed += pl->flows[i].status == ST_PLACED && pl->flows[i].missed;
-	s->bound_gap = s->max_link_flows > s->lower_bound ?
-		       s->max_link_flows - s->lower_bound : 0;
+		uncounted += pl->flows[i].pair >= 0 &&
+			     !st_loaded(pl->flows[i].status);
+	s->bound_gap = (int)s->max_link_flows - (int)s->lower_bound;
+	s->bound_gap_reason[0] = 0;
 	if (!s->bound_gap) {
-		snprintf(s->bound_gap_reason, sizeof(s->bound_gap_reason),
-			 "the plan meets the bound");
+		reason_add(s, &n, "the plan meets the bound");
 		return;
 	}
-	if ((unsigned int)T > s->lower_bound)
-		n += snprintf(s->bound_gap_reason, sizeof(s->bound_gap_reason),
-			      "the %s needs %d flows per link: the bound is not reachable on this fabric or was not found",
-			      pl->f3 ? "route assignment" : "spine assignment", T);
-	if (missed && n < sizeof(s->bound_gap_reason))
-		snprintf(s->bound_gap_reason + n, sizeof(s->bound_gap_reason) - n,
-			 "%s%u flows have no free port that the switch hashes send down their planned links (correlated hashes) and take the least loaded path their port reaches",
-			 n ? "; " : "", missed);
-	if (!n && !missed)
-		snprintf(s->bound_gap_reason, sizeof(s->bound_gap_reason),
-			 "unknown");
+	if (s->bound_gap < 0) {
+		reason_add(s, &n, "max_link_flows is below the bound because %u unplaced flows are not counted",
+			   uncounted);
+		return;
+	}
+	if (T > (int)s->lower_bound && (unsigned int)T <= s->max_link_flows)
+		reason_add(s, &n, "the %s needs %d flows per link: the bound is not reachable on this fabric or was not found",
+			   pl->f3 ? "route assignment" : "spine assignment", T);
+	if (rs->full)
+		reason_add(s, &n, "%u of %u%s flows on the busiest links have no path with room under the bound, whatever the port",
+			   rs->full, rs->checked, rs->complete ? "" : " checked");
+	if (rs->blocked)
+		reason_add(s, &n, "%u of %u%s flows on the busiest links have a path with room under the bound that no free port of theirs takes, every port checked (correlated hashes)",
+			   rs->blocked, rs->checked, rs->complete ? "" : " checked");
+	if (rs->checked > rs->blocked + rs->full)
+		reason_add(s, &n, "%u flows on the busiest links have a free port onto a path with room under the bound, but no repair moving up to %d flows at once lowers the busiest links (heuristic: the optimum may be lower)",
+			   rs->checked - rs->blocked - rs->full,
+			   RP_REPAIR_DEPTH + 1);
+	if (!n)
+		reason_add(s, &n, "unknown");
 }
 
 int rp_plan_compute(const struct rp_topo *t, const struct rp_place *p,
@@ -65,6 +99,7 @@ int rp_plan_compute_probed(const struct rp_topo *t, const struct rp_place *p,
 			   struct rp_err *err)
 {
 	int *upl = NULL, *dnl = NULL, *grp = NULL, *cnt = NULL;
+	struct rp_repair_stats rs;
 	uint16_t *used = NULL;
 	struct rp_plan *pl;
 	int ret, lb, T, gmax;
@@ -139,11 +174,15 @@ int rp_plan_compute_probed(const struct rp_topo *t, const struct rp_place *p,
 		if (ret != -EAGAIN)
 			goto fail;
 	}
-	for (int i = 0; i < pl->npairs; i++) {
+	ret = rp_walker_new(pl, &pl->walker);
+	for (int i = 0; !ret && i < pl->npairs; i++)
 		ret = rp_plan_route_pair(pl, i, upl, dnl, grp, gmax, used);
-		if (ret)
-			goto fail;
-	}
+	rp_walker_free(pl->walker);
+	pl->walker = NULL;
+	if (!ret)
+		ret = rp_plan_repair(pl, upl, dnl, lb, &rs);
+	if (ret)
+		goto fail;
 	ret = rp_plan_assign_qpns(pl);
 	if (ret)
 		goto fail;
@@ -158,7 +197,7 @@ int rp_plan_compute_probed(const struct rp_topo *t, const struct rp_place *p,
 	pl->sum.max_link_flows = rp_plan_max_load(pl, RP_MODE_PLAN, upl, dnl);
 	pl->sum.ecmp_max_link_flows = rp_plan_max_load(pl, RP_MODE_ECMP, upl, dnl);
 	pl->sum.slice_max_link_flows = rp_plan_max_load(pl, RP_MODE_SLICE, upl, dnl);
-	gap_reason(pl, T);
+	gap_reason(pl, T, &rs);
 	ret = 0;
 	*out = pl;
 	pl = NULL;

@@ -109,9 +109,12 @@ struct rp_plan_summary {
 	unsigned int ecmp_max_link_flows;
 	/* Same flows with destination-slice pinning (Meta-style). */
 	unsigned int slice_max_link_flows;
-	/* max_link_flows - lower_bound, and why it is not 0 (planner.rst) */
-	unsigned int bound_gap;
-	char bound_gap_reason[256];
+	/*
+	 * max_link_flows - lower_bound, never clamped (negative when unplaced
+	 * flows are not counted), and why it is not 0 (planner.rst)
+	 */
+	int bound_gap;
+	char bound_gap_reason[512];
 };
 const struct rp_plan_summary *rp_plan_summary(const struct rp_plan *plan);
 /*

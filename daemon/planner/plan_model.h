@@ -128,6 +128,7 @@ struct rp_plan {
 	int *super_ul;		/* ulink indices by (super, super_port) */
 	uint8_t *ureach;	/* [leaf * nsupers + super]: an up path down */
 	struct rp_route *route;	/* route assignment state (plan_route.c) */
+	struct rp_walker *walker;	/* port walks (plan.c owns it) */
 
 	int *ld[2];		/* [leaf * nspines + spine] loads: 0 up, 1 down */
 	int T;
@@ -288,6 +289,54 @@ static inline int rp_plan_flow_links(const struct rp_plan *pl, int fi, int mode,
 	}
 	return n;
 }
+
+/* plan_reach.c: where a flow's source port really goes, hop by hop. */
+#define RP_SPORT_COUNT	16384	/* ports RP_SPORT_MIN.. a plan chooses from */
+
+/* A path in link indices (uu/ud t->ulinks, -1 within a pod) and a port. */
+struct rp_path {
+	int up, uu, ud, dn;
+	int port;		/* the first port (in scan order) onto it */
+	int nports;		/* rp_walk_paths(): free ports onto it */
+};
+
+struct rp_walker;
+int rp_walker_new(const struct rp_plan *pl, struct rp_walker **out);
+void rp_walker_free(struct rp_walker *w);
+/* Aims the walker at flow fi, which must be routed (pair_routed()). */
+void rp_walker_flow(struct rp_walker *w, int fi);
+/* The path port takes (the hashes of every hop); -1 if a hop has none. */
+int rp_walk_port(struct rp_walker *w, uint16_t port, struct rp_path *out);
+/*
+ * Every distinct path some port not in used[] takes, ports scanned from
+ * RP_SPORT_MIN + p0 on; *out is the walker's until its next call.
+ */
+int rp_walk_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
+		  int nused, const struct rp_path **out);
+
+/*
+ * Calls fn on every path the ECMP groups allow the flow, whatever the
+ * port, until it returns non-zero; returns that.
+ */
+int rp_walk_routes(struct rp_walker *w,
+		   int (*fn)(void *arg, const struct rp_path *p), void *arg);
+
+/*
+ * plan_repair.c: moves placed flows onto other paths their ports reach
+ * while that lowers the busiest links (ejection chains), then checks the
+ * flows left on the busiest links port by port for the summary.
+ */
+#define RP_REPAIR_DEPTH	3	/* further moves of one ejection chain */
+
+struct rp_repair_stats {
+	unsigned int moved;	/* flows that changed path */
+	unsigned int checked;	/* flows on the busiest links checked */
+	unsigned int blocked;	/* of those: a path with room, no port onto it */
+	unsigned int full;	/* no path with room at all, port or not */
+	bool complete;		/* every flow on the busiest links checked */
+};
+int rp_plan_repair(struct rp_plan *pl, int *upl, int *dnl, int lb,
+		   struct rp_repair_stats *st);
 
 /* plan_eval.c */
 int rp_plan_assign_qpns(struct rp_plan *pl);

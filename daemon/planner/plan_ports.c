@@ -141,98 +141,53 @@ static int find_port(struct hop *h, int nh, uint32_t p0, const uint16_t *used,
 /*
  * Fallback when no port hits the planned links: the hashes can be
  * correlated (e.g. the same CRC at two tiers, where seeds only add a
- * constant), so that some combinations are unreachable. Take the port
- * whose hashed path through the planned first spine is least loaded at
- * its busiest link (unused ports first); updates the flow's links (and,
- * between pods, its superspine and last spine). The path is followed hop
- * by hop through each switch's group: between pods the superspine's group
- * depends on the superspine the spine's hash picks.
+ * constant), or a hop may not read the source port at all, so that some
+ * paths are unreachable. Take the port whose path, followed hop by hop
+ * through each switch's group, is least loaded at its busiest link (free
+ * ports first, then any). The flow's links, spines and superspine become
+ * that path's: a flow is only ever counted where its port sends it. The
+ * repair pass (plan_repair.c) may move it, or others, later.
  */
-static int find_any(const struct rp_plan *pl, int fi, struct hop *h,
-		    const int *grp, const int *sgrp, int *ugrp, int gmax,
-		    const int *upl, const int *dnl, uint32_t p0,
-		    const uint16_t *used, int nused)
+static int find_any(struct rp_plan *pl, int fi, const int *upl,
+		    const int *dnl, uint32_t p0, const uint16_t *used,
+		    int nused)
 {
 	const struct rp_topo *t = pl->t;
 	struct flow *f = &pl->flows[fi];
-	const struct pair *p = &pl->pairs[f->pair];
-	const struct rp_addr *sa = &t->nics[f->src_nic].addr;
-	const struct rp_addr *da = &t->nics[f->dst_nic].addr;
 	struct flow3 *g = pl->f3 ? &pl->f3[fi] : NULL;
-	bool far = p->xpod;
-	/* the planned superspine and last spine: their hops are in h[] */
-	int pu = far ? g->super : -1, ps2 = g ? g->spine2 : f->spine;
-	struct hop *last = &h[far ? 3 : 1];
-	int cur_u = -1, nug = 0;
+	const struct rp_path *ps, *b = NULL;
+	int n, nl = t->nlinks;
 	long best = -1;
-	int bp = -1;
 
-	for (uint32_t k = 0; k < 16384; k++) {
-		uint16_t port = RP_SPORT_MIN + (p0 + k) % 16384;
-		int m = rp_hash_ctx_member(&h[0].c, port, h[0].n), u, d, i;
-		int uu = -1, ud = -1, s2 = f->spine, mx;
-		const struct bundle *db;
-		long key;
+	rp_walker_flow(pl->walker, fi);
+	n = rp_walk_paths(pl->walker, p0, used, nused, &ps);
+	if (!n)
+		n = rp_walk_paths(pl->walker, p0, NULL, 0, &ps);
+	for (int i = 0; i < n; i++) {
+		long mx = upl[ps[i].up] > dnl[ps[i].dn] ? upl[ps[i].up] :
+			  dnl[ps[i].dn];
 
-		if (m < 0 || t->links[grp[m]].spine != f->spine)
-			continue;
-		u = grp[m];
-		if (far) {
-			m = h[1].n > 1 ? rp_hash_ctx_member(&h[1].c, port, h[1].n) : 0;
-			if (m < 0)
-				continue;
-			uu = sgrp[m];
-			if (t->ulinks[uu].super != cur_u) {
-				cur_u = t->ulinks[uu].super;
-				nug = rp_plan_super_group(pl, cur_u, p->dst, ugrp,
-							  gmax);
-			}
-			if (nug <= 1)
-				m = 0;
-			else if (cur_u == pu)
-				m = rp_hash_ctx_member(&h[2].c, port, nug);
-			else
-				m = rp_hash_member(&t->sw[t->super_sw[cur_u]].hash,
-						   sa, da, port, nug);
-			if (m < 0)
-				continue;
-			ud = ugrp[m];
-			s2 = t->ulinks[ud].spine;
+		if (ps[i].uu >= 0) {
+			mx = upl[nl + ps[i].uu] > mx ? upl[nl + ps[i].uu] : mx;
+			mx = dnl[nl + ps[i].ud] > mx ? dnl[nl + ps[i].ud] : mx;
 		}
-		db = bget(pl, p->dst, s2);
-		if (db->n <= 1)
-			m = 0;
-		else if (s2 == ps2)
-			m = rp_hash_ctx_member(&last->c, port, db->n);
-		else
-			m = rp_hash_member(&t->sw[t->spine_sw[s2]].hash, sa, da,
-					   port, db->n);
-		if (m < 0)
-			continue;
-		d = pl->blinks[db->s0 + m];
-		for (i = 0; i < nused; i++)
-			if (used[i] == port)
-				break;
-		mx = upl[u] > dnl[d] ? upl[u] : dnl[d];
-		if (far) {
-			mx = upl[t->nlinks + uu] > mx ? upl[t->nlinks + uu] : mx;
-			mx = dnl[t->nlinks + ud] > mx ? dnl[t->nlinks + ud] : mx;
-		}
-		key = (long)mx * 2 + (i < nused);
-		if (best < 0 || key < best) {
-			best = key;
-			bp = port;
-			f->up = u;
-			f->dn = d;
-			if (g) {
-				g->uu = uu;
-				g->ud = ud;
-				g->super = far ? t->ulinks[uu].super : -1;
-				g->spine2 = s2;
-			}
+		if (best < 0 || mx < best) {
+			best = mx;
+			b = &ps[i];
 		}
 	}
-	return bp;
+	if (!b)
+		return -1;
+	f->up = b->up;
+	f->dn = b->dn;
+	f->spine = t->links[b->up].spine;
+	if (g) {
+		g->uu = b->uu;
+		g->ud = b->ud;
+		g->super = b->uu >= 0 ? t->ulinks[b->uu].super : -1;
+		g->spine2 = b->ud >= 0 ? t->ulinks[b->ud].spine : f->spine;
+	}
+	return b->port;
 }
 
 /*
@@ -417,11 +372,10 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 				port = q->sport;
 			if (port < 0 && st == ST_NO_PORT)
 				port = find_port(h, nh, p0, used, nused, false);
-			if (port < 0 && st == ST_NO_PORT && want_l >= 0) {
+			if (port < 0 && st == ST_NO_PORT) {
 				pu = f->up;
 				pd = f->dn;
-				port = find_any(pl, fi, h, grp, sgrp, ugrp, gmax,
-						upl, dnl, p0, used, nused);
+				port = find_any(pl, fi, upl, dnl, p0, used, nused);
 				f->missed = f->up != pu || f->dn != pd ||
 					    (g && (g->uu != puu || g->ud != pud));
 			}
@@ -435,7 +389,7 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 			if (port < 0)
 				port = RP_SPORT_MIN + p0;
 		}
-		if (port < 0 || (routed && want_l < 0)) {
+		if (port < 0) {
 			f->status = st;
 			/* another host realises it: its links still count */
 			if (st == ST_UNPROBED) {

@@ -639,10 +639,18 @@ TEST(table_without_ports)
 
 	ASSERT_EQ(0, run_plan(ts, ps, &r));
 	s = rp_plan_summary(r.plan);
-	/* a->b: only port 50000 exists, member 0 (s0); the flow planned on
-	 * s1 cannot be placed. b->a: unconstrained. */
-	ASSERT_EQ(1, s->unplaced);
-	ASSERT_EQ(3, s->flows);
+	/*
+	 * a->b: only port 50000 exists, member 0 (s0). The second QP gets
+	 * the same port (the kernel gives it the pinned port with the
+	 * fewest QPs, the only one), so it runs on s0 and is counted there,
+	 * not dropped from the loads. b->a: unconstrained.
+	 */
+	ASSERT_EQ(0, s->unplaced);
+	ASSERT_EQ(4, s->flows);
+	ASSERT_EQ(2, s->max_link_flows);
+	ASSERT_EQ(1, s->lower_bound);
+	ASSERT_EQ(1, s->bound_gap);
+	ASSERT_NE(NULL, strstr(s->bound_gap_reason, "(correlated hashes)"));
 	ASSERT_GE(verify(r.t, r.j), 0);
 	run_free(&r);
 }

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where a source port really goes: a flow's port walked hop by hop through
+ * each switch's hash model and ECMP group toward the destination leaf
+ * (planner.rst, "Hash model"), and the distinct paths that some port of
+ * the flow reaches. The port search's fallback and the repair pass
+ * (plan_repair.c) work on these paths, so that a flow is only ever counted
+ * on the links its port takes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_model.h"
+
+/* One switch's hop toward the walker's destination, built on first use. */
+struct rp_hopc {
+	int gen;		/* valid when == walker gen */
+	int n, off;		/* group size; its links at grp + off */
+	struct rp_hash_ctx c;
+};
+
+struct rp_walker {
+	const struct rp_plan *pl;
+	int gen, fi, dst;
+	bool far;
+	const struct rp_addr *sa, *da;
+	int nleaf, *lgrp;	/* the source leaf's group (t->links) */
+	struct rp_hash_ctx lc;
+	struct rp_hopc *sp, *su, *sl;	/* per spine up, super, last spine */
+	int *sgrp, *ugrp;	/* spine and superspine groups (t->ulinks) */
+	/* distinct paths of rp_walk_paths(): open addressing on the path */
+	int *hkey, *hstamp, hgen;
+	struct rp_path *paths;
+};
+
+#define RP_WALK_HASH	32768	/* > distinct paths (<= 16384 ports) */
+
+void rp_walker_free(struct rp_walker *w)
+{
+	if (!w)
+		return;
+	free(w->lgrp);
+	free(w->sp);
+	free(w->su);
+	free(w->sl);
+	free(w->sgrp);
+	free(w->ugrp);
+	free(w->hkey);
+	free(w->hstamp);
+	free(w->paths);
+	free(w);
+}
+
+int rp_walker_new(const struct rp_plan *pl, struct rp_walker **out)
+{
+	const struct rp_topo *t = pl->t;
+	struct rp_walker *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return -ENOMEM;
+	w->pl = pl;
+	w->lgrp = calloc(t->nlinks + 1, sizeof(int));
+	w->sp = calloc(t->nspines + 1, sizeof(*w->sp));
+	w->sl = calloc(t->nspines + 1, sizeof(*w->sl));
+	w->su = calloc(t->nsupers + 1, sizeof(*w->su));
+	w->sgrp = calloc(t->nulinks + 1, sizeof(int));
+	w->ugrp = calloc(t->nulinks + 1, sizeof(int));
+	w->hkey = calloc(RP_WALK_HASH, sizeof(int));
+	w->hstamp = calloc(RP_WALK_HASH, sizeof(int));
+	w->paths = calloc(RP_SPORT_COUNT, sizeof(*w->paths));
+	if (!w->lgrp || !w->sp || !w->sl || !w->su || !w->sgrp || !w->ugrp ||
+	    !w->hkey || !w->hstamp || !w->paths) {
+		rp_walker_free(w);
+		return -ENOMEM;
+	}
+	*out = w;
+	return 0;
+}
+
+/* Points the walker at flow fi (routed: its pair has a path). */
+void rp_walker_flow(struct rp_walker *w, int fi)
+{
+	const struct rp_plan *pl = w->pl;
+	const struct rp_topo *t = pl->t;
+	const struct flow *f = &pl->flows[fi];
+	const struct pair *p = &pl->pairs[f->pair];
+
+	w->gen++;
+	w->fi = fi;
+	w->dst = p->dst;
+	w->far = p->xpod;
+	w->sa = &t->nics[f->src_nic].addr;
+	w->da = &t->nics[f->dst_nic].addr;
+	w->nleaf = rp_plan_leaf_group(pl, p->src, p->dst, w->lgrp, t->nlinks);
+	rp_hash_ctx_init(&w->lc, &t->sw[t->leaf_sw[p->src]].hash, w->sa, w->da,
+			 (struct rp_hash_lin *)&pl->lin);
+}
+
+static struct rp_hopc *hop_get(struct rp_walker *w, struct rp_hopc *h,
+			       int sw, int kind)
+{
+	const struct rp_plan *pl = w->pl;
+	const struct rp_topo *t = pl->t;
+	const struct rp_hash_model *m;
+
+	if (h->gen == w->gen)
+		return h;
+	h->gen = w->gen;
+	if (kind == 0) {	/* spine, up to the superspines */
+		h->off = pl->spine_u0[sw];
+		h->n = rp_plan_spine_group(pl, sw, w->dst, w->sgrp + h->off,
+					   pl->spine_u0[sw + 1] - h->off);
+		m = &t->sw[t->spine_sw[sw]].hash;
+	} else if (kind == 1) {	/* superspine, down */
+		h->off = pl->super_u0[sw];
+		h->n = rp_plan_super_group(pl, sw, w->dst, w->ugrp + h->off,
+					   pl->super_u0[sw + 1] - h->off);
+		m = &t->sw[t->super_sw[sw]].hash;
+	} else {		/* last spine, down to the leaf */
+		h->off = 0;
+		h->n = bcount(pl, w->dst, sw);
+		m = &t->sw[t->spine_sw[sw]].hash;
+	}
+	if (h->n > 1)
+		rp_hash_ctx_init(&h->c, m, w->sa, w->da,
+				 (struct rp_hash_lin *)&pl->lin);
+	return h;
+}
+
+/* Member of a hop's group for port (0 without a choice), or -1. */
+static int hop_member(struct rp_hopc *h, uint16_t port)
+{
+	if (h->n <= 0)
+		return -1;
+	return h->n > 1 ? rp_hash_ctx_member(&h->c, port, h->n) : 0;
+}
+
+int rp_walk_port(struct rp_walker *w, uint16_t port, struct rp_path *out)
+{
+	const struct rp_plan *pl = w->pl;
+	const struct rp_topo *t = pl->t;
+	const struct bundle *db;
+	struct rp_hopc *h;
+	int m, s, s2;
+
+	if (w->nleaf <= 0)
+		return -1;
+	m = rp_hash_ctx_member(&w->lc, port, w->nleaf);
+	if (m < 0)
+		return -1;
+	out->up = w->lgrp[m];
+	s = s2 = t->links[out->up].spine;
+	out->uu = out->ud = -1;
+	if (w->far) {
+		h = hop_get(w, &w->sp[s], s, 0);
+		m = hop_member(h, port);
+		if (m < 0)
+			return -1;
+		out->uu = w->sgrp[h->off + m];
+		h = hop_get(w, &w->su[t->ulinks[out->uu].super],
+			    t->ulinks[out->uu].super, 1);
+		m = hop_member(h, port);
+		if (m < 0)
+			return -1;
+		out->ud = w->ugrp[h->off + m];
+		s2 = t->ulinks[out->ud].spine;
+	}
+	h = hop_get(w, &w->sl[s2], s2, 2);
+	m = hop_member(h, port);
+	if (m < 0)
+		return -1;
+	db = bget(pl, w->dst, s2);
+	out->dn = pl->blinks[db->s0 + m];
+	out->port = port;
+	return 0;
+}
+
+static unsigned int path_hash(const struct rp_path *p)
+{
+	uint32_t h = (uint32_t)p->up * 2654435761u;
+
+	h = (h ^ (uint32_t)p->uu) * 2246822519u;
+	h = (h ^ (uint32_t)p->ud) * 3266489917u;
+	h = (h ^ (uint32_t)p->dn) * 668265263u;
+	return (h ^ h >> 15) % RP_WALK_HASH;
+}
+
+static bool path_eq(const struct rp_path *a, const struct rp_path *b)
+{
+	return a->up == b->up && a->dn == b->dn && a->uu == b->uu &&
+	       a->ud == b->ud;
+}
+
+int rp_walk_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
+		  int nused, const struct rp_path **out)
+{
+	int n = 0;
+
+	w->hgen++;
+	for (uint32_t k = 0; k < RP_SPORT_COUNT; k++) {
+		uint16_t port = RP_SPORT_MIN + (p0 + k) % RP_SPORT_COUNT;
+		struct rp_path x;
+		unsigned int h;
+		int i;
+
+		if (rp_walk_port(w, port, &x))
+			continue;
+		for (i = 0; i < nused; i++)
+			if (used[i] == port)
+				break;
+		if (i < nused)
+			continue;
+		for (h = path_hash(&x); w->hstamp[h] == w->hgen;
+		     h = (h + 1) % RP_WALK_HASH)
+			if (path_eq(&w->paths[w->hkey[h]], &x))
+				break;
+		if (w->hstamp[h] == w->hgen) {
+			w->paths[w->hkey[h]].nports++;
+			continue;
+		}
+		w->hstamp[h] = w->hgen;
+		w->hkey[h] = n;
+		x.nports = 1;
+		w->paths[n++] = x;
+	}
+	*out = w->paths;
+	return n;
+}
+
+int rp_walk_routes(struct rp_walker *w,
+		   int (*fn)(void *arg, const struct rp_path *p), void *arg)
+{
+	const struct rp_plan *pl = w->pl;
+	const struct rp_topo *t = pl->t;
+	int ret = 0;
+
+	for (int m = 0; m < w->nleaf && !ret; m++) {
+		struct rp_path p = { .up = w->lgrp[m], .uu = -1, .ud = -1 };
+		int s = t->links[p.up].spine, na = 1;
+		struct rp_hopc *h = NULL;
+
+		if (w->far) {
+			h = hop_get(w, &w->sp[s], s, 0);
+			na = h->n;
+		}
+		for (int a = 0; a < na && !ret; a++) {
+			struct rp_hopc *h2 = NULL;
+			int nb = 1;
+
+			if (h) {
+				p.uu = w->sgrp[h->off + a];
+				h2 = hop_get(w, &w->su[t->ulinks[p.uu].super],
+					     t->ulinks[p.uu].super, 1);
+				nb = h2->n;
+			}
+			for (int b = 0; b < nb && !ret; b++) {
+				int s2 = s;
+				const struct bundle *db;
+
+				if (h2) {
+					p.ud = w->ugrp[h2->off + b];
+					s2 = t->ulinks[p.ud].spine;
+				}
+				if (!bcount(pl, w->dst, s2))
+					continue;
+				db = bget(pl, w->dst, s2);
+				for (int c = 0; c < db->n && !ret; c++) {
+					p.dn = pl->blinks[db->s0 + c];
+					ret = fn(arg, &p);
+				}
+			}
+		}
+	}
+	return ret;
+}
