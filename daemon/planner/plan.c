@@ -179,8 +179,18 @@ int rp_plan_compute_probed(const struct rp_topo *t, const struct rp_place *p,
 		ret = rp_plan_route_pair(pl, i, upl, dnl, grp, gmax, used);
 	rp_walker_free(pl->walker);
 	pl->walker = NULL;
-	if (!ret)
-		ret = rp_plan_repair(pl, upl, dnl, lb, &rs);
+	/*
+	 * Only a flow off its assigned links (the fallback) can leave the plan
+	 * above the assignment's T; a plan that realises the assignment
+	 * exactly is as good as the assignment, and the repair's port walks
+	 * would cost without finding anything.
+	 */
+	memset(&rs, 0, sizeof(rs));
+	for (int i = 0; !ret && i < pl->nflows; i++)
+		if (pl->flows[i].status == ST_PLACED && pl->flows[i].missed) {
+			ret = rp_plan_repair(pl, upl, dnl, lb, &rs);
+			break;
+		}
 	if (ret)
 		goto fail;
 	ret = rp_plan_assign_qpns(pl);

@@ -323,28 +323,48 @@ void rp_hash_ctx_init(struct rp_hash_ctx *c, const struct rp_hash_model *m,
 	c->lin = true;
 }
 
+/* The selected value of a linear context for sport. */
+static uint32_t lin_value(const struct rp_hash_ctx *c, uint16_t sport)
+{
+	uint32_t x = c->base;
+
+	if (c->m->alg == RP_HASH_XOR16)
+		for (unsigned int i = 0; i < c->nsport; i++)
+			x ^= (uint32_t)(sport >> 8) << c->xhi[i] ^
+			     (uint32_t)(sport & 0xFF) << c->xlo[i];
+	else
+		for (unsigned int i = 0; i < c->nsport; i++)
+			x ^= c->thi[i][sport >> 8] ^ c->tlo[i][sport & 0xFF];
+	if (c->m->sel == RP_SEL_LO16)
+		x &= 0xFFFF;
+	else if (c->m->sel == RP_SEL_HI16)
+		x >>= 16;
+	return x;
+}
+
+int rp_hash_ctx_lin(const struct rp_hash_ctx *c, uint16_t port0,
+		    unsigned int nbits, unsigned int group, uint32_t *m0,
+		    uint32_t *col)
+{
+	uint32_t v0;
+
+	if (!c->lin || !group || (group & (group - 1)))
+		return -1;
+	v0 = lin_value(c, port0);
+	*m0 = v0 & (group - 1);
+	/* the value is affine in the port: each bit adds a fixed term */
+	for (unsigned int j = 0; j < nbits; j++)
+		col[j] = (lin_value(c, port0 ^ 1u << j) ^ v0) & (group - 1);
+	return __builtin_ctz(group);
+}
+
 int rp_hash_ctx_member(struct rp_hash_ctx *c, uint16_t sport,
 		       unsigned int group)
 {
 	int64_t v;
 
-	if (c->lin) {
-		uint32_t x = c->base;
-
-		if (c->m->alg == RP_HASH_XOR16)
-			for (unsigned int i = 0; i < c->nsport; i++)
-				x ^= (uint32_t)(sport >> 8) << c->xhi[i] ^
-				     (uint32_t)(sport & 0xFF) << c->xlo[i];
-		else
-			for (unsigned int i = 0; i < c->nsport; i++)
-				x ^= c->thi[i][sport >> 8] ^
-				     c->tlo[i][sport & 0xFF];
-		if (c->m->sel == RP_SEL_LO16)
-			x &= 0xFFFF;
-		else if (c->m->sel == RP_SEL_HI16)
-			x >>= 16;
-		return (int)(x % group);
-	}
+	if (c->lin)
+		return (int)(lin_value(c, sport) % group);
 	for (unsigned int i = 0; i < c->nsport; i++) {
 		c->buf[c->sport_off[i]] = sport >> 8;
 		c->buf[c->sport_off[i] + 1] = sport;

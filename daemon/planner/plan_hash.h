@@ -110,6 +110,17 @@ void rp_hash_ctx_init(struct rp_hash_ctx *c, const struct rp_hash_model *m,
 		      struct rp_hash_lin *lin);
 int rp_hash_ctx_member(struct rp_hash_ctx *c, uint16_t sport,
 		       unsigned int group);
+/*
+ * Solving instead of searching: for a linear context (CRCs, XOR16) and a
+ * power-of-two group, the member of port0 ^ x (x < 2^nbits) is
+ * m0 ^ XOR of col[j] over the bits j set in x, since the selected value
+ * is affine in the port and the member is its low bits. Returns log2 of
+ * the group, or -1 when the hop is not of that kind (tables, other group
+ * sizes).
+ */
+int rp_hash_ctx_lin(const struct rp_hash_ctx *c, uint16_t port0,
+		    unsigned int nbits, unsigned int group, uint32_t *m0,
+		    uint32_t *col);
 
 /* Linux: rdma_flow_label_to_udp_sport(rdma_calc_flow_label(lqpn, rqpn)). */
 uint16_t rp_qpn_sport(uint32_t lqpn, uint32_t rqpn);

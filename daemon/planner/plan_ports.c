@@ -111,29 +111,160 @@ static struct rp_hash_ctx *hop_set(struct hop *h, int want, int n, bool check)
 	return &h->c;
 }
 
+/*
+ * The k-th candidate offset from p0 (k = 0 is p0 itself): a bijection of
+ * 0..16383 in which both bytes of the port change at every step. A hash
+ * that takes its group bits from the port's high byte (XOR16 with the
+ * port at an odd offset) would otherwise see the same member for 256
+ * ports in a row, and a search for a rare member try thousands.
+ */
+static uint32_t port_off(uint32_t p0, uint32_t k)
+{
+	uint32_t hi = ((k & 63) + (k >> 8)) & 63;
+
+	return (p0 ^ (hi << 8 | (k & 255))) % RP_SPORT_COUNT;
+}
+
+/* Whether port is in used[0..nused). */
+static bool port_used(const uint16_t *used, int nused, uint16_t port)
+{
+	for (int i = 0; i < nused; i++)
+		if (used[i] == port)
+			return true;
+	return false;
+}
+
+/* Whether port gives the wanted member at every hop to check (mask). */
+static bool hops_match(struct hop *h, int nh, unsigned int mask,
+		       uint16_t port)
+{
+	for (int i = 0; i < nh; i++)
+		if (mask >> i & 1 &&
+		    rp_hash_ctx_member(&h[i].c, port, h[i].n) != h[i].want)
+			return false;
+	return true;
+}
+
+#define RP_SPORT_BITS	14	/* ports are RP_SPORT_MIN | x, x < 2^14 */
+
+/*
+ * A linear system over the port's low 14 bits, in reduced row echelon
+ * form: row i has its pivot bit piv[i] and no other row has that bit.
+ */
+struct lsys {
+	int n;
+	uint16_t row[RP_SPORT_BITS], pivots;
+	uint8_t rhs[RP_SPORT_BITS], piv[RP_SPORT_BITS];
+};
+
+/* Adds <row, x> = rhs; false if the system becomes inconsistent. */
+static bool lsys_add(struct lsys *s, uint16_t row, int rhs)
+{
+	int p;
+
+	for (int i = 0; i < s->n; i++)
+		if (row >> s->piv[i] & 1) {
+			row ^= s->row[i];
+			rhs ^= s->rhs[i];
+		}
+	if (!row)
+		return !rhs;
+	p = __builtin_ctz(row);
+	for (int i = 0; i < s->n; i++)
+		if (s->row[i] >> p & 1) {
+			s->row[i] ^= row;
+			s->rhs[i] ^= rhs;
+		}
+	s->row[s->n] = row;
+	s->rhs[s->n] = rhs;
+	s->piv[s->n++] = p;
+	s->pivots |= 1u << p;
+	return true;
+}
+
+/* The solution whose free bits are free (pivot bits of free ignored). */
+static uint32_t lsys_solve(const struct lsys *s, uint32_t free)
+{
+	uint32_t x = free & ~(uint32_t)s->pivots & ((1u << RP_SPORT_BITS) - 1);
+
+	for (int i = 0; i < s->n; i++)
+		x |= (uint32_t)((s->rhs[i] ^ __builtin_parity(s->row[i] & x)) & 1)
+		     << s->piv[i];
+	return x;
+}
+
+/* Scatters the low bits of v over the set bits of mask. */
+static uint32_t deposit(uint32_t v, uint32_t mask)
+{
+	uint32_t x = 0;
+
+	for (uint32_t m = mask; m && v; m &= m - 1, v >>= 1)
+		if (v & 1)
+			x |= m & -m;
+	return x;
+}
+
+/*
+ * The first port, from p0 on, that the hops send to their wanted members
+ * and that is not used (unless allow_used). Hops whose hash is linear
+ * (CRCs, XOR16) with a power-of-two group are solved, not searched: the
+ * member is a set of linear equations in the port's bits (plan_hash.h,
+ * rp_hash_ctx_lin()), and only their solutions are tried, p0's free bits
+ * first; the other hops (tables, other group sizes) are checked port by
+ * port. With no linear hop, ports are scanned in port_off() order.
+ */
 static int find_port(struct hop *h, int nh, uint32_t p0, const uint16_t *used,
 		     int nused, bool allow_used)
 {
-	for (uint32_t k = 0; k < 16384; k++) {
-		uint16_t port = RP_SPORT_MIN + (p0 + k) % 16384;
-		int i;
+	unsigned int check = 0;
+	struct lsys s = { 0 };
+	bool any_lin = false;
+	uint32_t freem;
+	int d;
 
-		if (!allow_used) {
-			for (i = 0; i < nused; i++)
-				if (used[i] == port)
-					break;
-			if (i < nused)
-				continue;
+	for (int i = 0; i < nh; i++) {
+		uint32_t m0, col[RP_SPORT_BITS];
+		int k;
+
+		if (i && !h[i].check)
+			continue;
+		k = rp_hash_ctx_lin(&h[i].c, RP_SPORT_MIN, RP_SPORT_BITS, h[i].n,
+				    &m0, col);
+		if (k < 0) {
+			check |= 1u << i;
+			continue;
 		}
-		if (nh && rp_hash_ctx_member(&h[0].c, port, h[0].n) != h[0].want)
-			continue;
-		for (i = 1; i < nh; i++)
-			if (h[i].check &&
-			    rp_hash_ctx_member(&h[i].c, port, h[i].n) != h[i].want)
-				break;
-		if (i < nh)
-			continue;
-		return port;
+		any_lin = true;
+		if (h[i].want < 0)
+			return -1;
+		for (int b = 0; b < k; b++) {
+			uint16_t row = 0;
+
+			for (int j = 0; j < RP_SPORT_BITS; j++)
+				row |= (uint16_t)((col[j] >> b & 1) << j);
+			if (!lsys_add(&s, row, ((uint32_t)h[i].want ^ m0) >> b & 1))
+				return -1;	/* no port reaches these members */
+		}
+	}
+	if (!any_lin) {
+		for (uint32_t k = 0; k < RP_SPORT_COUNT; k++) {
+			uint16_t port = RP_SPORT_MIN + port_off(p0, k);
+
+			if ((allow_used || !port_used(used, nused, port)) &&
+			    hops_match(h, nh, check, port))
+				return port;
+		}
+		return -1;
+	}
+	freem = ~(uint32_t)s.pivots & ((1u << RP_SPORT_BITS) - 1);
+	d = RP_SPORT_BITS - s.n;
+	for (uint32_t k = 0; k < 1u << d; k++) {
+		uint16_t port = RP_SPORT_MIN +
+				lsys_solve(&s, (p0 & freem) ^ deposit(k, freem));
+
+		if ((allow_used || !port_used(used, nused, port)) &&
+		    hops_match(h, nh, check, port))
+			return port;
 	}
 	return -1;
 }
@@ -142,9 +273,10 @@ static int find_port(struct hop *h, int nh, uint32_t p0, const uint16_t *used,
  * Fallback when no port hits the planned links: the hashes can be
  * correlated (e.g. the same CRC at two tiers, where seeds only add a
  * constant), or a hop may not read the source port at all, so that some
- * paths are unreachable. Take the port whose path, followed hop by hop
- * through each switch's group, is least loaded at its busiest link (free
- * ports first, then any). The flow's links, spines and superspine become
+ * paths are unreachable. Take the first port (in port_off() order) whose
+ * path, followed hop by hop through each switch's group, stays below the
+ * assignment's T at its busiest link, else the least loaded such port
+ * (free ports first, then any). The flow's links, spines and superspine become
  * that path's: a flow is only ever counted where its port sends it. The
  * repair pass (plan_repair.c) may move it, or others, later.
  */
@@ -155,39 +287,45 @@ static int find_any(struct rp_plan *pl, int fi, const int *upl,
 	const struct rp_topo *t = pl->t;
 	struct flow *f = &pl->flows[fi];
 	struct flow3 *g = pl->f3 ? &pl->f3[fi] : NULL;
-	const struct rp_path *ps, *b = NULL;
-	int n, nl = t->nlinks;
+	int nl = t->nlinks;
+	struct rp_path b = { .port = -1 };
 	long best = -1;
 
 	rp_walker_flow(pl->walker, fi);
-	n = rp_walk_paths(pl->walker, p0, used, nused, &ps);
-	if (!n)
-		n = rp_walk_paths(pl->walker, p0, NULL, 0, &ps);
-	for (int i = 0; i < n; i++) {
-		long mx = upl[ps[i].up] > dnl[ps[i].dn] ? upl[ps[i].up] :
-			  dnl[ps[i].dn];
+	/* free ports first, then any; stop at a path within the target T */
+	for (int pass = 0; pass < 2 && best < 0; pass++)
+		for (uint32_t k = 0; k < RP_SPORT_COUNT; k++) {
+			uint16_t port = RP_SPORT_MIN + port_off(p0, k);
+			struct rp_path x;
+			long mx;
 
-		if (ps[i].uu >= 0) {
-			mx = upl[nl + ps[i].uu] > mx ? upl[nl + ps[i].uu] : mx;
-			mx = dnl[nl + ps[i].ud] > mx ? dnl[nl + ps[i].ud] : mx;
+			if ((!pass && port_used(used, nused, port)) ||
+			    rp_walk_port(pl->walker, port, &x))
+				continue;
+			mx = upl[x.up] > dnl[x.dn] ? upl[x.up] : dnl[x.dn];
+			if (x.uu >= 0) {
+				mx = upl[nl + x.uu] > mx ? upl[nl + x.uu] : mx;
+				mx = dnl[nl + x.ud] > mx ? dnl[nl + x.ud] : mx;
+			}
+			if (best < 0 || mx < best) {
+				best = mx;
+				b = x;
+			}
+			if (mx < pl->T)
+				break;
 		}
-		if (best < 0 || mx < best) {
-			best = mx;
-			b = &ps[i];
-		}
-	}
-	if (!b)
+	if (best < 0)
 		return -1;
-	f->up = b->up;
-	f->dn = b->dn;
-	f->spine = t->links[b->up].spine;
+	f->up = b.up;
+	f->dn = b.dn;
+	f->spine = t->links[b.up].spine;
 	if (g) {
-		g->uu = b->uu;
-		g->ud = b->ud;
-		g->super = b->uu >= 0 ? t->ulinks[b->uu].super : -1;
-		g->spine2 = b->ud >= 0 ? t->ulinks[b->ud].spine : f->spine;
+		g->uu = b.uu;
+		g->ud = b.ud;
+		g->super = b.uu >= 0 ? t->ulinks[b.uu].super : -1;
+		g->spine2 = b.ud >= 0 ? t->ulinks[b.ud].spine : f->spine;
 	}
-	return b->port;
+	return b.port;
 }
 
 /*

@@ -16,9 +16,9 @@
 
 #include "plan_model.h"
 
-#define RP_REPAIR_BUDGET	4096	/* port walks (16,384 ports) per plan */
+#define RP_REPAIR_BUDGET	512	/* port walks (16,384 ports) per plan */
 #define RP_REPAIR_CAND		64	/* flows tried per link */
-#define RP_REPAIR_CHECK		512	/* flows checked for the summary */
+#define RP_REPAIR_CHECK		64	/* flows checked for the summary */
 
 struct move {
 	int fi;

@@ -194,6 +194,64 @@ TEST(ctx_affine_matches_plain)
 	rp_hash_lin_free(&lin);
 }
 
+/*
+ * rp_hash_ctx_lin(), which the port search solves instead of searching:
+ * for every linear algorithm, select, field layout and family, and
+ * power-of-two groups, the member of 0xC000 ^ x is m0 ^ the XOR of col[j]
+ * over x's bits, against whole-input hashing; tables and other group
+ * sizes are refused.
+ */
+TEST(ctx_lin_solves_members)
+{
+	static const enum rp_hash_alg algs[] = {
+		RP_HASH_CRC16_CCITT, RP_HASH_CRC32, RP_HASH_CRC32C, RP_HASH_XOR16,
+	};
+	static const struct { unsigned int n; enum rp_hash_field f[6]; } lay[] = {
+		{ 5, { RP_F_SRC_IP, RP_F_DST_IP, RP_F_PROTOCOL, RP_F_SRC_PORT,
+		       RP_F_DST_PORT } },
+		{ 4, { RP_F_SRC_IP, RP_F_DST_IP, RP_F_PROTOCOL, RP_F_DST_PORT } },
+		{ 3, { RP_F_SRC_PORT, RP_F_PROTOCOL, RP_F_SRC_PORT } },
+	};
+	struct rp_hash_lin lin;
+	struct rp_addr s, d;
+	long checked = 0;
+
+	memset(&lin, 0, sizeof(lin));
+	v4(&s, 192, 0, 2, 1);
+	v4(&d, 198, 51, 100, 7);
+	for (size_t a = 0; a < ARRAY_SIZE(algs); a++)
+		for (int sel = RP_SEL_FULL; sel <= RP_SEL_HI16; sel++)
+			for (size_t l = 0; l < ARRAY_SIZE(lay); l++)
+				for (unsigned int g = 1; g <= 64; g *= 2) {
+					struct rp_hash_model m = {
+						.alg = algs[a], .sel = sel,
+						.seed = 0xABCD + 31 * a + l,
+						.nfields = lay[l].n,
+					};
+					uint32_t m0, col[14];
+					struct rp_hash_ctx c;
+
+					memcpy(m.fields, lay[l].f, sizeof(lay[l].f));
+					rp_hash_ctx_init(&c, &m, &s, &d, &lin);
+					ASSERT_EQ(__builtin_ctz(g),
+						  rp_hash_ctx_lin(&c, 0xC000, 14, g, &m0, col));
+					ASSERT_EQ(-1, rp_hash_ctx_lin(&c, 0xC000, 14, 3 * g,
+								      &m0, col));
+					for (uint32_t x = 0; x < 16384; x += 1 + x % 7) {
+						uint32_t want = m0;
+
+						for (int j = 0; j < 14; j++)
+							if (x >> j & 1)
+								want ^= col[j];
+						ASSERT_EQ(rp_hash_member(&m, &s, &d, 0xC000 ^ x, g),
+							  (int)want);
+						checked++;
+					}
+				}
+	rp_hash_lin_free(&lin);
+	TH_LOG("%ld ports checked", checked);
+}
+
 /* A measured table maps sport to member; missing ports are unusable. */
 TEST(table_model)
 {

@@ -27,6 +27,24 @@ import os
 import random
 
 
+LEAF_HASHES = {
+    "crc16": ("crc16-ccitt", "full"), "crc32-lo16": ("crc32", "lo16"),
+    "crc32-hi16": ("crc32", "hi16"), "crc32": ("crc32", "full"),
+    "crc32c": ("crc32c", "full"), "xor16": ("xor16", "full"),
+}
+
+
+def leaf_hash(family, g, fields):
+    """A leaf's hash model; "mixed" takes the families leaf by leaf."""
+    if family == "mixed":
+        family = list(LEAF_HASHES)[g % len(LEAF_HASHES)]
+    alg, sel = LEAF_HASHES[family]
+    h = {"algorithm": alg, "seed": 0x1EAF, "fields": fields}
+    if sel != "full":
+        h["select"] = sel
+    return h
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -56,6 +74,10 @@ def main():
     ap.add_argument("--super-mesh", choices=["full", "plane"], default="full")
     ap.add_argument("--planes", action="store_true",
                     help="declare each rail as its own plane")
+    ap.add_argument("--leaf-hash", default="crc16",
+                    choices=["crc16", "crc32-lo16", "crc32-hi16", "crc32",
+                             "crc32c", "xor16", "mixed"],
+                    help="the leaves' hash family (mixed: leaf by leaf in turn)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("-o", "--out", default=".")
     a = ap.parse_args()
@@ -96,8 +118,7 @@ def main():
         for g in range(nleafgroups):
             leaf = f"leaf-r{r}-{g}"
             p = pod_of(g)
-            sw(leaf, "leaf", {"algorithm": "crc16-ccitt", "seed": 0x1EAF,
-                              "fields": fields},
+            sw(leaf, "leaf", leaf_hash(a.leaf_hash, g, fields),
                r, f"pod-r{r}-{p}" if three else None)
             for u in range(a.uplinks):
                 s = u % a.spines

@@ -21,6 +21,10 @@
 # machine) and peak RSS; parse/plan/out are planbench's CPU split of the
 # same work (out: the -j plan written to /dev/null).
 #
+# Per family: the same end-to-end run with every leaf on one hash family
+# (gen.py --leaf-hash; "mixed" takes them leaf by leaf), two tiers and
+# three (8 pods, 16 superspines, full mesh).
+#
 # Usage: scripts/bench/planner.sh [quick]   ("quick": 2k GPUs only)
 
 set -u
@@ -75,6 +79,30 @@ for h in $E2E_HOSTS; do
 		printf "$fmt0" $((h * 8)) "$what" "$(kv flows "$split")" \
 			"$(kv parse_s "$split")" "$(kv plan_s "$split")" "$out" \
 			"$(kv cpu_s "$e2e")" "$(kv wall_s "$e2e")" "$(kv maxrss_mib "$e2e")"
+	done
+done
+echo
+
+echo "Per leaf hash family (gen.py --leaf-hash): rocepath -j plan end to end, random ring order, 4 QPs/connection"
+fmtf='%-11s %8s %-6s %7s %7s %7s %8s %5s %4s\n'
+# shellcheck disable=SC2059
+printf "$fmtf" family GPUs tiers parse_s plan_s cpu_s rss_MiB max lb
+for fam in crc16 crc32-lo16 crc32-hi16 crc32 crc32c xor16 mixed; do
+	for tiers in 2 3; do
+		topts=()
+		[ "$tiers" = 3 ] && topts=(--pods 8 --superspines 16)
+		python3 "$GEN" --hosts "$HOSTS" --rails 8 --order random \
+			--leaf-hash "$fam" "${topts[@]}" -o "$dir/f" >/dev/null ||
+			{ echo "planner: generator failed" >&2; exit 1; }
+		split=$("$BENCH" "$dir/f/topology.json" "$dir/f/placement.json") ||
+			{ echo "planner: planbench failed" >&2; exit 1; }
+		e2e=$("$BENCH" run "$CLI" -j plan topology "$dir/f/topology.json" \
+			placement "$dir/f/placement.json") ||
+			{ echo "planner: rocepath -j plan failed" >&2; exit 1; }
+		# shellcheck disable=SC2059
+		printf "$fmtf" "$fam" $((HOSTS * 8)) "$tiers" "$(kv parse_s "$split")" \
+			"$(kv plan_s "$split")" "$(kv cpu_s "$e2e")" \
+			"$(kv maxrss_mib "$e2e")" "$(kv max "$split")" "$(kv lb "$split")"
 	done
 done
 echo
