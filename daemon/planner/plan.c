@@ -174,6 +174,8 @@ int rp_plan_compute_probed(const struct rp_topo *t, const struct rp_place *p,
 		if (ret != -EAGAIN)
 			goto fail;
 	}
+	/* the route assignment's state is its own: the model does not free it */
+	rp_plan_route_free(pl);
 	ret = rp_walker_new(pl, &pl->walker);
 	for (int i = 0; !ret && i < pl->npairs; i++)
 		ret = rp_plan_route_pair(pl, i, upl, dnl, grp, gmax, used);
@@ -224,6 +226,8 @@ fail:
 	free(grp);
 	free(used);
 	free(cnt);
+	if (pl)
+		rp_plan_route_free(pl);
 	rp_plan_free(pl);
 	return ret;
 }

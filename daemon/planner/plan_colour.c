@@ -480,25 +480,14 @@ static bool repair(struct rp_plan *pl, struct pair *p)
 	return false;
 }
 
-/* Pair order for the greedy pass: rp_plan_pair_cmp's, pods not first. */
-static int cmp_porder(const void *a, const void *b, void *ctx)
-{
-	const struct rp_plan *pl = ctx;
-
-	return rp_plan_pair_cmp(pl, *(const int *)a, *(const int *)b,
-				pl->attempt, false);
-}
-
 int rp_plan_colour(struct rp_plan *pl, int T, int attempt)
 {
 	const struct rp_topo *t = pl->t;
 	size_t cells = (size_t)t->nleaves * t->nspines;
 
-	for (int i = 0; i < pl->npairs; i++)
-		pl->porder[i] = i;
 	pl->attempt = attempt < 0 ? 0 : attempt;
 	pl->seeding = attempt < 0;
-	qsort_r(pl->porder, pl->npairs, sizeof(int), cmp_porder, pl);
+	rp_plan_pair_order(pl, pl->porder, pl->attempt, false);
 
 	pl->T = T;
 	memset(pl->ld[0], 0, cells * sizeof(int));

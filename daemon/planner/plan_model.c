@@ -45,7 +45,6 @@ void rp_plan_free(struct rp_plan *pl)
 	free(pl->super_u0);
 	free(pl->super_ul);
 	free(pl->ureach);
-	rp_plan_route_free(pl);
 	for (int i = 0; i < 2; i++) {
 		free(pl->ld[i]);
 		free(pl->stamp[i]);
@@ -603,8 +602,8 @@ static uint32_t mix32(uint32_t x)
 	return x ^ (x >> 16);
 }
 
-int rp_plan_pair_cmp(const struct rp_plan *pl, int i, int k, int attempt,
-		     bool xpod_first)
+static int pair_cmp(const struct rp_plan *pl, int i, int k, int attempt,
+		    bool xpod_first)
 {
 	const struct pair *x = &pl->pairs[i], *y = &pl->pairs[k];
 
@@ -623,4 +622,28 @@ int rp_plan_pair_cmp(const struct rp_plan *pl, int i, int k, int attempt,
 	if (x->d != y->d)
 		return x->d > y->d ? -1 : 1;
 	return i - k;
+}
+
+struct porder_ctx {
+	const struct rp_plan *pl;
+	int attempt;
+	bool xpod_first;
+};
+
+static int cmp_porder(const void *a, const void *b, void *arg)
+{
+	const struct porder_ctx *c = arg;
+
+	return pair_cmp(c->pl, *(const int *)a, *(const int *)b, c->attempt,
+			c->xpod_first);
+}
+
+void rp_plan_pair_order(const struct rp_plan *pl, int *order, int attempt,
+			bool xpod_first)
+{
+	struct porder_ctx c = { pl, attempt, xpod_first };
+
+	for (int i = 0; i < pl->npairs; i++)
+		order[i] = i;
+	qsort_r(order, pl->npairs, sizeof(int), cmp_porder, &c);
 }

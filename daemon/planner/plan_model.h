@@ -204,16 +204,20 @@ int rp_plan_make_pairs(struct rp_plan *pl);
 /* Three tiers: superspine bundles, reachability, flow3. */
 int rp_plan_make_upper(struct rp_plan *pl);
 /*
- * Pairs i and k in the order a greedy pass takes them (<0, 0, >0), by
- * pl->pairs index. Attempt 0: most constrained first (with xpod_first,
- * pairs between pods before the rest; then fewest common spines, then
- * largest demand); later attempts: a deterministic pseudo-random order,
- * the same on every host.
+ * order[0..npairs): pl->pairs indices in the order a greedy pass takes
+ * them. Attempt 0: most constrained first (with xpod_first, pairs between
+ * pods before the rest; then fewest common spines, then largest demand);
+ * later attempts: a deterministic pseudo-random order, the same on every
+ * host.
  */
-int rp_plan_pair_cmp(const struct rp_plan *pl, int i, int k, int attempt,
-		     bool xpod_first);
+void rp_plan_pair_order(const struct rp_plan *pl, int *order, int attempt,
+			bool xpod_first);
 
-/* plan_route.c: three tiers, every flow a route within T (-EAGAIN). */
+/*
+ * plan_route.c: three tiers, every flow a route within T (-EAGAIN). Its
+ * state (pl->route) is freed by the caller with rp_plan_route_free(), not
+ * by rp_plan_free(): the model is the bottom layer and calls no step.
+ */
 int rp_plan_route_assign(struct rp_plan *pl, int T, int attempt);
 void rp_plan_route_free(struct rp_plan *pl);
 

@@ -48,6 +48,48 @@ static void flow_common(const struct rp_plan *pl, const struct flow *f,
 	json_object_object_add(o, "qp", json_object_new_int(f->qp));
 }
 
+/* One direction of a link of the load space (rp_topo_nload()). */
+struct link_end {
+	const char *from, *to;
+	int from_port, to_port;
+};
+
+/*
+ * Link x: t->links[x] (up: leaf to spine) or t->ulinks[x - nlinks] (up:
+ * spine to superspine), direction dir (0 up, 1 down); false if it is down.
+ */
+static bool link_ends(const struct rp_topo *t, int x, int dir,
+		      struct link_end *e)
+{
+	const char *lo, *hi;
+	int lp, hp;
+
+	if (x < t->nlinks) {
+		const struct rp_link *l = &t->links[x];
+
+		if (!l->up)
+			return false;
+		lo = rp_leaf_name(t, l->leaf);
+		hi = rp_spine_name(t, l->spine);
+		lp = l->leaf_port;
+		hp = l->spine_port;
+	} else {
+		const struct rp_ulink *l = &t->ulinks[x - t->nlinks];
+
+		if (!l->up)
+			return false;
+		lo = rp_spine_name(t, l->spine);
+		hi = rp_super_name(t, l->super);
+		lp = l->spine_port;
+		hp = l->super_port;
+	}
+	e->from = dir ? hi : lo;
+	e->to = dir ? lo : hi;
+	e->from_port = dir ? hp : lp;
+	e->to_port = dir ? lp : hp;
+	return true;
+}
+
 /* The flow's superspine hop, or NULL (two tiers, within a pod). */
 static const struct flow3 *far3(const struct rp_plan *pl, const struct flow *f)
 {
@@ -154,48 +196,21 @@ int rp_plan_to_json(const struct rp_plan *pl, const char *host,
 	json_object_object_add(o, "flows", flows);
 	json_object_object_add(o, "unplaced", un);
 	links = json_object_new_array_ext(2 * rp_topo_nload(t));
-	for (int i = 0; i < t->nlinks; i++) {
-		const struct rp_link *l = &t->links[i];
-
-		if (!l->up)
-			continue;
+	/* leaf-spine links, then spine-superspine links: one load space */
+	for (int x = 0; x < rp_topo_nload(t); x++) {
 		for (int dir = 0; dir < 2; dir++) {
-			json_object *k = json_object_new_object();
-			const char *ln = rp_leaf_name(t, l->leaf);
-			const char *sn = rp_spine_name(t, l->spine);
+			json_object *k;
+			struct link_end e;
 
-			json_object_object_add(k, "from", jstr(dir ? sn : ln));
+			if (!link_ends(t, x, dir, &e))
+				break;
+			k = json_object_new_object();
+			json_object_object_add(k, "from", jstr(e.from));
 			json_object_object_add(k, "from_port",
-				json_object_new_int(dir ? l->spine_port :
-						    l->leaf_port));
-			json_object_object_add(k, "to", jstr(dir ? ln : sn));
+					       json_object_new_int(e.from_port));
+			json_object_object_add(k, "to", jstr(e.to));
 			json_object_object_add(k, "to_port",
-				json_object_new_int(dir ? l->leaf_port :
-						    l->spine_port));
-			json_object_object_add(k, "flows",
-				json_object_new_int(dir ? dnl[i] : upl[i]));
-			json_object_array_add(links, k);
-		}
-	}
-	for (int i = 0; i < t->nulinks; i++) {
-		const struct rp_ulink *l = &t->ulinks[i];
-
-		if (!l->up)
-			continue;
-		for (int dir = 0; dir < 2; dir++) {
-			json_object *k = json_object_new_object();
-			const char *sn = rp_spine_name(t, l->spine);
-			const char *xn = rp_super_name(t, l->super);
-			int x = t->nlinks + i;
-
-			json_object_object_add(k, "from", jstr(dir ? xn : sn));
-			json_object_object_add(k, "from_port",
-				json_object_new_int(dir ? l->super_port :
-						    l->spine_port));
-			json_object_object_add(k, "to", jstr(dir ? sn : xn));
-			json_object_object_add(k, "to_port",
-				json_object_new_int(dir ? l->spine_port :
-						    l->super_port));
+					       json_object_new_int(e.to_port));
 			json_object_object_add(k, "flows",
 				json_object_new_int(dir ? dnl[x] : upl[x]));
 			json_object_array_add(links, k);

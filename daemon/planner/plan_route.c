@@ -440,15 +440,6 @@ static int place(struct rp_plan *pl, int fi, int depth)
 	return ret;
 }
 
-/* As the colouring, with the pairs between pods first. */
-static int cmp_porder(const void *a, const void *b, void *ctx)
-{
-	const struct rp_plan *pl = ctx;
-
-	return rp_plan_pair_cmp(pl, *(const int *)a, *(const int *)b,
-				pl->route->attempt, true);
-}
-
 int rp_plan_route_assign(struct rp_plan *pl, int T, int attempt)
 {
 	struct rp_route *r;
@@ -471,9 +462,8 @@ int rp_plan_route_assign(struct rp_plan *pl, int T, int attempt)
 		pl->flows[i].spine = -1;
 		pl->f3[i].super = pl->f3[i].spine2 = -1;
 	}
-	for (int i = 0; i < pl->npairs; i++)
-		r->porder[i] = i;
-	qsort_r(r->porder, pl->npairs, sizeof(int), cmp_porder, pl);
+	/* as the colouring, with the pairs between pods first */
+	rp_plan_pair_order(pl, r->porder, r->attempt, true);
 	/* a stable re-plan first puts flows back on their previous routes */
 	for (int i = 0; attempt < 0 && i < pl->npairs; i++) {
 		const struct pair *p = &pl->pairs[r->porder[i]];
