@@ -9,6 +9,7 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
 
+#include "flow_out.h"
 #include "out.h"
 
 struct cap {
@@ -251,6 +252,66 @@ TEST(error_format)
 		EXPECT_STREQ("Error: pin add: bad.\nError: done.\n", out);
 	}
 	close(saved);
+}
+
+/*
+ * An rx-only flow record: the kernel sends no dqpn, so flow show has
+ * none (not "dqpn 0"); a sent dqpn of 0 is printed, being a real QPN.
+ */
+static void flow_record(struct rp_flow *f, bool has_dqpn)
+{
+	memset(f, 0, sizeof(*f));
+	strcpy(f->ibdev, "rxe0");
+	rp_addr_parse("192.0.2.2", &f->local);
+	rp_addr_parse("192.0.2.1", &f->remote);
+	f->sport = 49200;
+	f->lqpn = 17;
+	RP_SET(f, ROCEPATH_A_FLOW_LQPN);
+	if (has_dqpn)
+		RP_SET(f, ROCEPATH_A_FLOW_DQPN);	/* dqpn 0 */
+}
+
+static char *flow_printed(const struct rp_flow *f, bool json)
+{
+	struct cap c;
+	struct rp_out *o = cap_open(&c, json, false);
+
+	if (json)
+		rp_out_open_array(o, NULL);
+	rp_flow_print(o, f);
+	if (json)
+		rp_out_close_array(o);
+	cap_close(&c, o);
+	return c.buf;
+}
+
+TEST(flow_rx_only_has_no_dqpn)
+{
+	struct json_object *root, *v;
+	struct rp_flow f;
+	char *s;
+
+	for (int has = 0; has <= 1; has++) {
+		flow_record(&f, has);
+		s = flow_printed(&f, false);
+		ASSERT_NE(NULL, s);
+		EXPECT_EQ(0, strncmp(s, "dev rxe0 local 192.0.2.2 remote 192.0.2.1 sport 49200", 53));
+		EXPECT_EQ(has, strstr(s, " dqpn 0 lqpn 17 ") != NULL) TH_LOG("%s", s);
+		EXPECT_EQ(has, strstr(s, "dqpn") != NULL) TH_LOG("%s", s);
+		free(s);
+
+		s = flow_printed(&f, true);
+		root = json_tokener_parse(s);
+		ASSERT_NE(NULL, root);
+		ASSERT_EQ(1, json_object_array_length(root));
+		EXPECT_EQ(has, json_object_object_get_ex(json_object_array_get_idx(root, 0),
+							 "dqpn", &v));
+		EXPECT_TRUE(json_object_object_get_ex(json_object_array_get_idx(root, 0),
+						      "lqpn", &v));
+		EXPECT_EQ(17, json_object_get_int(v));
+		json_object_put(root);
+		free(s);
+	}
 }
 
 TEST_HARNESS_MAIN
