@@ -14,6 +14,8 @@
 # selftest subtest (its TAP lines) on each kernel; a test binary or selftest
 # that fails without a failing TAP line (crash, panic, hang, valgrind error)
 # counts one more failure. Skips are never counted as passes.
+# Before it, a table of where the VM tests' time went (boot, set-up, body,
+# teardown, scans per run; Documentation/testing.rst "Where the time goes").
 # The last line is exactly "N passed, N failed, N skipped"; the exit code
 # is non-zero iff something failed.
 #
@@ -166,6 +168,10 @@ tap_test() { # PREFIX CMD...
 			rc=${line#__RC__:}
 			continue
 		fi
+		case $line in
+		"# vm: timing: "*) timing_rows+=("$prefix ${line#"# vm: timing: "}") ;;
+		"# first run: # vm: timing: "*) timing_rows+=("$prefix ${line#"# first run: # vm: timing: "} retry=1") ;;
+		esac
 		__tap_line "$prefix" "$line"
 	done < <("$@" 2>&1 </dev/null; printf '\n__RC__:%d\n' $?)
 	echo "# $prefix: exit $rc after $(($(date +%s) - t0)) s"
@@ -203,6 +209,69 @@ __tap_line() {
 	"1.."*) ;;
 	*) printf '#   %s\n' "$line" ;;
 	esac
+}
+
+# The VM tests' timing table, from run.sh's "# vm: timing:" lines (one
+# per run; an emulator-fault retry's first run is its own row, marked).
+# Seconds: boot = QEMU start to every guest's agent up (host wall);
+# setup = job start to the test's first check; body = to its exit;
+# teardown = deferred cleanup to the job's end; scans = the kernel-log
+# (and kmemleak) scans of every guest after the job; other = the rest of
+# the run (power-off, polling). Then the sums per kernel and overall, and
+# the phases by cost. Documentation/testing.rst, "Where the time goes".
+timing_rows=()
+timing_table() {
+	[ ${#timing_rows[@]} -gt 0 ] || return 0
+	echo "# ---- timing (s) ----"
+	printf '%s\n' "${timing_rows[@]}" | awk '
+	BEGIN { nc = split("boot setup body teardown scans other total", col, " ") }
+	function num(x) { return x == "-" || x == "" ? 0 : x + 0 }
+	function row(k, t, v,   i, s) {
+		s = sprintf("# %-6s %-26s", k, t)
+		for (i = 1; i <= nc; i++)
+			s = s sprintf(" %8s", v[col[i]])
+		print s
+	}
+	{
+		k = $1; sub(/\/.*/, "", k); t = substr($1, length(k) + 2)
+		delete v; known = 0
+		for (i = 2; i <= NF; i++) {
+			split($i, kv, "="); v[kv[1]] = kv[2]
+			if (kv[1] != "total" && kv[1] != "retry") known += num(kv[2])
+		}
+		v["other"] = sprintf("%.1f", num(v["total"]) - known)
+		if (v["retry"]) t = t " (1st run)"
+		if (!(k in seen)) { seen[k] = 1; ks[++nk] = k }
+		for (i = 1; i <= nc; i++) { sum[k, col[i]] += num(v[col[i]]); all[col[i]] += num(v[col[i]]) }
+		rows[++nr] = k SUBSEP t
+		for (i = 1; i <= nc; i++) cell[nr, i] = v[col[i]] == "" ? "-" : v[col[i]]
+	}
+	END {
+		h["x"] = ""; for (i = 1; i <= nc; i++) h[col[i]] = col[i]
+		row("kernel", "test", h)
+		for (r = 1; r <= nr; r++) {
+			split(rows[r], kt, SUBSEP)
+			for (i = 1; i <= nc; i++) c[col[i]] = cell[r, i]
+			row(kt[1], kt[2], c)
+		}
+		for (j = 1; j <= nk; j++) {
+			for (i = 1; i <= nc; i++) c[col[i]] = sprintf("%.0f", sum[ks[j], col[i]])
+			row(ks[j], "(sum)", c)
+		}
+		for (i = 1; i <= nc; i++) c[col[i]] = sprintf("%.0f", all[col[i]])
+		row("all", "(sum)", c)
+		# The phases by cost, biggest first (total excluded).
+		s = ""
+		for (n = 1; n < nc; n++) {
+			b = 0
+			for (i = 1; i < nc; i++)
+				if (!(i in used) && (!b || all[col[i]] > all[col[b]])) b = i
+			used[b] = 1
+			s = s sprintf("%s%s %.0f s (%.0f%%)", n > 1 ? ", " : "", col[b], all[col[b]],
+				all["total"] > 0 ? 100 * all[col[b]] / all["total"] : 0)
+		}
+		print "# phases by cost: " s
+	}'
 }
 
 #
@@ -394,6 +463,7 @@ for k in "${kernels[@]}"; do
 done
 
 echo "1..$n"
+timing_table
 echo "# total time $(($(date +%s) - t_start))s"
 echo "$npass passed, $nfail failed, $nskip skipped"
 [ "$nfail" = 0 ]

@@ -60,6 +60,24 @@ YNL_CLI=$YNL_DIR/cli.py
 export YNL_SPEC=$ROCEPATH_TOP/Documentation/netlink/specs/rocepath.yaml
 YNL_CMD="python3 $ROCEPATH_TOP/selftests/ynl_cli.py $YNL_CLI --spec $YNL_SPEC --no-schema"
 
+# Phase marks for the timing table (scripts/check.sh, testing.rst "Where
+# the time goes"): guest-init.sh names a file in RPVM_TIMING for the job;
+# only the test's own shell writes to it, each mark once, in guest uptime.
+# The variable is taken out of the environment so that a helper that
+# sources this file again (on_host on this guest) cannot add marks.
+__rp_timing=${RPVM_TIMING:-}
+__rp_timing_pid=$BASHPID
+unset RPVM_TIMING
+declare -A __rp_timing_done=()
+__rp_timing_mark() { # NAME: "NAME UPTIME" the first time only
+	local u
+	[ -n "$__rp_timing" ] && [ "$BASHPID" = "$__rp_timing_pid" ] || return 0
+	[ -z "${__rp_timing_done[$1]:-}" ] || return 0
+	__rp_timing_done[$1]=1
+	read -r u _ </proc/uptime
+	echo "$1 $u" >>"$__rp_timing"
+}
+
 __ksft_n=0
 __ksft_pass=0
 __ksft_fail=0
@@ -67,6 +85,8 @@ __ksft_skip=0
 __ksft_header=
 
 __ksft_tap_header() {
+	# The first result ends the set-up (load, daemon, staging).
+	__rp_timing_mark body
 	[ -n "$__ksft_header" ] && return
 	__ksft_header=1
 	echo "TAP version 13"
@@ -101,6 +121,7 @@ ksft_skip() {
 ksft_test() {
 	local desc=$1 out rc
 	shift
+	__rp_timing_mark body
 	out=$("$@" 2>&1)
 	rc=$?
 	[ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/#   /'
@@ -116,6 +137,7 @@ ksft_test() {
 
 ksft_exit() {
 	__ksft_tap_header
+	__rp_timing_mark teardown
 	echo "1..$__ksft_n"
 	echo "# Totals: pass:$__ksft_pass fail:$__ksft_fail skip:$__ksft_skip"
 	if [ "$__ksft_fail" -gt 0 ]; then
@@ -128,6 +150,7 @@ ksft_exit() {
 
 ksft_skip_all() {
 	__ksft_tap_header
+	__rp_timing_mark teardown
 	echo "1..0 # SKIP $*"
 	exit "$KSFT_SKIP"
 }
@@ -186,6 +209,7 @@ defer() {
 
 __lib_cleanup() {
 	local i
+	__rp_timing_mark teardown
 	for ((i = ${#__defer_cmds[@]} - 1; i >= 0; i--)); do
 		eval "${__defer_cmds[$i]}" >/dev/null 2>&1
 	done

@@ -223,9 +223,14 @@ console "up after $up s, running the job"
 
 # The job: a bash-quoted command line written by run.sh.
 job=$(<"$run/job")
-timeout -k 10 "$ttimeout" bash -c "cd \"\$ROCEPATH_TOP\" && exec $job" \
+# Phase marks in guest uptime for run.sh's timing line: here the job's
+# start and end and the scans' end, lib.sh the test's own (RPVM_TIMING).
+mark() { local u; read -r u _ </proc/uptime; echo "$1 $u" >>"$run/timing-h1"; }
+mark job
+RPVM_TIMING=$run/timing-h1 timeout -k 10 "$ttimeout" bash -c "cd \"\$ROCEPATH_TOP\" && exec $job" \
 	</dev/null >>"$run/h1.out" 2>&1
 rc=$?
+mark job-end
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	echo "# vm: test timed out after $ttimeout s" >>"$run/h1.out"
 	rc=1
@@ -259,6 +264,7 @@ for ((i = 1; i <= nhosts; i++)); do
 		rc=1
 	fi
 done
+mark scans-end
 sync
 result=/dev/ttyS1
 if [ -n "${RPVM_result:-}" ]; then

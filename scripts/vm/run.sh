@@ -430,6 +430,22 @@ wait "${pids[0]}"
 qrc=$?
 stream
 
+# Where the time went, one line for scripts/check.sh's table: boot (QEMU
+# start to every agent up) and total in host wall time, the phases in
+# between from guest 1's uptime marks ($run_dir/timing-h1: the job's
+# start, the test's first check and its exit as lib.sh saw them, the job's
+# end, the end of the kernel-log scans). A phase without marks is "-".
+[ -n "$ready" ] || [ ! -s "$run_dir/h1.ready" ] ||
+	ready=$(awk -v a="$start" -v b="$(stat -c %.Y "$run_dir/h1.ready")" 'BEGIN { printf "%.1f", b - a }')
+note "timing: $(awk -v boot="${ready:--}" -v a="$start" -v b="$(date +%s.%N)" '
+	{ m[$1] = $2 }
+	function d(x, y) { return (x in m) && (y in m) ? sprintf("%.1f", m[y] - m[x]) : "-" }
+	END {
+		bs = ("body" in m) ? "body" : "job"; be = ("teardown" in m) ? "teardown" : "job-end"
+		printf "boot=%s setup=%s body=%s teardown=%s scans=%s total=%.1f", boot,
+			d("job", "body"), d(bs, be), d("teardown", "job-end"), d("job-end", "scans-end"), b - a
+	}' < <(cat "$run_dir/timing-h1" 2>/dev/null))"
+
 rc=
 res=$(grep -a "^RPVM-RESULT $token " "$run_dir/result-h1" 2>/dev/null | tail -n1)
 if [ -n "$res" ] && [ -z "$dead" ]; then
