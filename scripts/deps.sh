@@ -18,6 +18,7 @@ KERNEL_METAS=${KERNEL_METAS:-"linux-image-amd64 linux-image-6.12-amd64"}
 PKGS="build-essential pkg-config bc flex bison libelf-dev kmod cpio xz-utils zstd
       qemu-system-x86 busybox-static iproute2 ethtool tcpdump tshark
       rdma-core ibverbs-utils perftest rdmacm-utils libibverbs-dev librdmacm-dev
+      openmpi-bin libopenmpi-dev libucx0 ucx-utils libfabric1 libfabric-bin
       libmnl-dev libnl-3-dev libnl-route-3-dev libjson-c-dev
       linux-headers-amd64 linux-headers-6.12-amd64 linux-source-6.12
       python3 python3-yaml python3-jsonschema jq
