@@ -306,6 +306,7 @@ static const struct probed_field fields[] = {
 	FIELD(ib_port_immutable, core_cap_flags),
 	FIELD(ib_gid_attr, ndev),
 	FIELD(ib_gid_attr, gid_type),
+	FIELD(ib_gid_attr, gid),
 	FIELD(net_device, ifindex),
 };
 

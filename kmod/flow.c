@@ -3,7 +3,8 @@
  * rocepath: the RoCEv2 flow table.
  *
  * One record per QP direction pair, keyed by (local, remote, our UDP source
- * port, remote QPN). Lookups are RCU and lock-free; counters are per CPU.
+ * port, remote QPN). Lookups are RCU and lock-free; counters are per CPU,
+ * except an rx-only record's, which are plain atomics allocated with it.
  * Inserting a new flow (first packet) and removing flows (aging, eviction,
  * reset, device removal) take rocepath_flow_lock. The table has a fixed
  * number of buckets and holds at most max_flows records: when full, the
@@ -166,6 +167,31 @@ static struct rocepath_dcqcn_dev *flow_dev(struct net_device *ndev)
 	return dd;
 }
 
+/*
+ * A new record: per-CPU counters for a QP's flow, plain ones in the same
+ * allocation for an rx-only flow (64 bytes, not 64 per possible CPU).
+ */
+static struct rocepath_flow *flow_alloc(bool rx_only)
+{
+	struct rocepath_flow *f;
+
+	if (rx_only) {
+		f = kzalloc(sizeof(*f) + sizeof(*f->plain), GFP_ATOMIC);
+		if (f)
+			f->plain = (struct rocepath_flow_plain *)(f + 1);
+		return f;
+	}
+	f = kzalloc(sizeof(*f), GFP_ATOMIC);
+	if (!f)
+		return NULL;
+	f->pc = alloc_percpu_gfp(struct rocepath_flow_pcpu, GFP_ATOMIC);
+	if (!f->pc) {
+		kfree(f);
+		return NULL;
+	}
+	return f;
+}
+
 /**
  * rocepath_flow_get - find or create the record of a flow
  * @key: the flow key
@@ -199,14 +225,13 @@ struct rocepath_flow *rocepath_flow_get(const struct rocepath_flow_key *key,
 	/* cheap early refusal: forged traffic at a full table allocates nothing */
 	if (key->rx_only && READ_ONCE(flow_count) >= max_flows)
 		goto full;
-	f = kzalloc(sizeof(*f), GFP_ATOMIC);
+	f = flow_alloc(key->rx_only);
 	if (!f)
 		goto fail;
-	f->pc = alloc_percpu_gfp(struct rocepath_flow_pcpu, GFP_ATOMIC);
-	if (!f->pc)
-		goto free_flow;
 	f->key = *key;
 	f->lqpn = lqpn;
+	/* differs from the table's generation: the first packet looks */
+	f->qp_miss_gen = rocepath_qp_generation() - 1;
 	f->dd = dd;
 	f->last_seen = jiffies;
 
@@ -232,9 +257,6 @@ struct rocepath_flow *rocepath_flow_get(const struct rocepath_flow_key *key,
 	spin_unlock(&rocepath_flow_lock);
 	return f;
 
-free_flow:
-	kfree(f);
-	goto fail;
 full:
 	if (key->rx_only)
 		atomic64_inc(&flow_rx_only_refused);
@@ -243,12 +265,48 @@ fail:
 	return NULL;
 }
 
+/* Index of each counter in struct rocepath_flow_plain and in dumps. */
+enum {
+	FC_TX_PACKETS, FC_TX_BYTES, FC_RX_PACKETS, FC_RX_BYTES,
+	FC_RX_ECT, FC_RX_CE, FC_CNP_TX, FC_CNP_RX, FC_MAX,
+};
+
+static void flow_count_plain(struct rocepath_flow_plain *pl,
+			     enum rocepath_flow_ctr c, unsigned int len, u8 ecn)
+{
+	switch (c) {
+	case RP_FLOW_TX:
+		atomic64_inc(&pl->v[FC_TX_PACKETS]);
+		atomic64_add(len, &pl->v[FC_TX_BYTES]);
+		break;
+	case RP_FLOW_RX:
+		atomic64_inc(&pl->v[FC_RX_PACKETS]);
+		atomic64_add(len, &pl->v[FC_RX_BYTES]);
+		if (ecn == INET_ECN_CE)
+			atomic64_inc(&pl->v[FC_RX_CE]);
+		else if (ecn != INET_ECN_NOT_ECT)
+			atomic64_inc(&pl->v[FC_RX_ECT]);
+		break;
+	case RP_FLOW_CNP_TX:
+		atomic64_inc(&pl->v[FC_CNP_TX]);
+		break;
+	case RP_FLOW_CNP_RX:
+		atomic64_inc(&pl->v[FC_CNP_RX]);
+		break;
+	}
+}
+
 /* Count one packet; bottom halves disabled by the caller. */
 void rocepath_flow_count(struct rocepath_flow *f, enum rocepath_flow_ctr c,
 			 unsigned int len, u8 ecn)
 {
-	struct rocepath_flow_pcpu *pc = this_cpu_ptr(f->pc);
+	struct rocepath_flow_pcpu *pc;
 
+	if (unlikely(!f->pc)) {
+		flow_count_plain(f->plain, c, len, ecn);
+		return;
+	}
+	pc = this_cpu_ptr(f->pc);
 	u64_stats_update_begin(&pc->syncp);
 	switch (c) {
 	case RP_FLOW_TX:
@@ -357,38 +415,65 @@ static int flow_put_u64(struct sk_buff *skb, int type, u64 v)
 	return nla_put_u64_64bit(skb, type, v, ROCEPATH_A_FLOW_PAD);
 }
 
+static void flow_read(const struct rocepath_flow *f, u64 *c)
+{
+	int cpu, i;
+
+	if (!f->pc) {
+		for (i = 0; i < FC_MAX; i++)
+			c[i] = atomic64_read(&f->plain->v[i]);
+		return;
+	}
+	for_each_possible_cpu(cpu) {
+		const struct rocepath_flow_pcpu *pc = per_cpu_ptr(f->pc, cpu);
+		unsigned int start;
+		u64 v[FC_MAX];
+
+		do {
+			start = u64_stats_fetch_begin(&pc->syncp);
+			v[FC_TX_PACKETS] = u64_stats_read(&pc->tx_packets);
+			v[FC_TX_BYTES] = u64_stats_read(&pc->tx_bytes);
+			v[FC_RX_PACKETS] = u64_stats_read(&pc->rx_packets);
+			v[FC_RX_BYTES] = u64_stats_read(&pc->rx_bytes);
+			v[FC_RX_ECT] = u64_stats_read(&pc->rx_ect);
+			v[FC_RX_CE] = u64_stats_read(&pc->rx_ce);
+			v[FC_CNP_TX] = u64_stats_read(&pc->cnp_tx);
+			v[FC_CNP_RX] = u64_stats_read(&pc->cnp_rx);
+		} while (u64_stats_fetch_retry(&pc->syncp, start));
+		for (i = 0; i < FC_MAX; i++)
+			c[i] += v[i];
+	}
+}
+
+/*
+ * A caller without CAP_NET_ADMIN sees a flow only while it belongs to a
+ * live QP of its own: rx-only flows and flows whose QP is gone are not
+ * anybody's.
+ */
+static bool flow_owned(const struct rocepath_flow *f, kuid_t uid)
+{
+	u32 lqpn = READ_ONCE(f->lqpn);
+
+	return !f->key.rx_only && lqpn != ROCEPATH_QPN_NONE &&
+	       rocepath_qp_owned(lqpn, &f->key.remote, uid);
+}
+
 static int flow_fill(struct sk_buff *skb, const void *obj,
 		     const struct rocepath_dump *d)
 {
 	const struct rocepath_flow *f = obj;
 	char name[IB_DEVICE_NAME_MAX];
-	u64 c[8] = {};
+	u64 c[FC_MAX] = {};
 	struct nlattr *nest;
-	int alen, cpu, i;
 	const void *loc, *rem;
+	int alen, i;
 
+	if (!d->all && !flow_owned(f, d->uid))
+		return ROCEPATH_DUMP_SKIP;
 	rocepath_dcqcn_dev_name(f->dd, name);
 	if (d->ibdev && strcmp(name, d->ibdev))
 		return ROCEPATH_DUMP_SKIP;
-	for_each_possible_cpu(cpu) {
-		const struct rocepath_flow_pcpu *pc = per_cpu_ptr(f->pc, cpu);
-		unsigned int start;
-		u64 v[8];
-
-		do {
-			start = u64_stats_fetch_begin(&pc->syncp);
-			v[0] = u64_stats_read(&pc->tx_packets);
-			v[1] = u64_stats_read(&pc->tx_bytes);
-			v[2] = u64_stats_read(&pc->rx_packets);
-			v[3] = u64_stats_read(&pc->rx_bytes);
-			v[4] = u64_stats_read(&pc->rx_ect);
-			v[5] = u64_stats_read(&pc->rx_ce);
-			v[6] = u64_stats_read(&pc->cnp_tx);
-			v[7] = u64_stats_read(&pc->cnp_rx);
-		} while (u64_stats_fetch_retry(&pc->syncp, start));
-		for (i = 0; i < 8; i++)
-			c[i] += v[i];
-	}
+	flow_read(f, c);
 
 	nest = nla_nest_start(skb, ROCEPATH_A_FLOW);
 	if (!nest)
@@ -407,7 +492,7 @@ static int flow_fill(struct sk_buff *skb, const void *obj,
 	if (READ_ONCE(f->lqpn) != ROCEPATH_QPN_NONE &&
 	    nla_put_u32(skb, ROCEPATH_A_FLOW_LQPN, READ_ONCE(f->lqpn)))
 		goto cancel;
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < FC_MAX; i++)
 		if (flow_put_u64(skb, ROCEPATH_A_FLOW_TX_PACKETS + i, c[i]))
 			goto cancel;
 	if (READ_ONCE(f->rpt)) {

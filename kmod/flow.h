@@ -79,28 +79,43 @@ struct rocepath_flow_pcpu {
 	struct u64_stats_sync syncp;
 };
 
+/*
+ * An rx-only record's counters: anyone can make such records, so they
+ * cost one small allocation with the record rather than one per possible
+ * CPU. Same order as the per-CPU ones; only the receive side moves.
+ */
+struct rocepath_flow_plain {
+	atomic64_t v[8];
+};
+
 /**
  * struct rocepath_flow - a flow record
  * @node: hash chain (RCU)
  * @key: the key
  * @lqpn: local QPN, ROCEPATH_QPN_NONE until the QP table knows it
+ * @qp_miss_gen: the QP table's generation when the transmit path last
+ *	looked the flow's QP up in vain; it looks again only once the table
+ *	has changed
  * @last_seen: jiffies of the last packet
  * @last_cnp: ktime ns of the last CNP sent (notification point)
  * @dd: DCQCN parameters of the flow's device
  * @rpt: reaction point state, created with the first packet sent while
  *	rp_enable is set
- * @pc: per-CPU counters
+ * @pc: per-CPU counters, NULL for an rx-only record
+ * @plain: an rx-only record's counters (allocated with it), else NULL
  * @rcu: for the deferred free
  */
 struct rocepath_flow {
 	struct hlist_node node;
 	struct rocepath_flow_key key;
 	u32 lqpn;
+	u32 qp_miss_gen;
 	unsigned long last_seen;
 	u64 last_cnp;
 	struct rocepath_dcqcn_dev *dd;
 	struct rocepath_rpt *rpt;
 	struct rocepath_flow_pcpu __percpu *pc;
+	struct rocepath_flow_plain *plain;
 	struct rcu_head rcu;
 };
 

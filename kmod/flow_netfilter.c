@@ -124,10 +124,29 @@ static struct rocepath_rpt *flow_rp(struct rocepath_flow *f, u64 now)
 	return rpt;
 }
 
+/*
+ * Learn a transmitting flow's local QPN. A miss is remembered with the QP
+ * table's generation, read before the lookup: the chain is walked again
+ * only once a QP has come or gone, not for every packet of a QP the table
+ * does not hold (one whose record its owner's share refused, say).
+ */
+static void flow_find_qp(struct rocepath_flow *f, const struct net_device *out,
+			 u32 dqpn)
+{
+	u32 gen = rocepath_qp_generation();
+	struct rocepath_qp_info info;
+
+	if (READ_ONCE(f->qp_miss_gen) == gen)
+		return;
+	if (rocepath_qp_lookup_remote(out, &f->key.remote, dqpn, &info))
+		WRITE_ONCE(f->lqpn, info.lqpn);
+	else
+		WRITE_ONCE(f->qp_miss_gen, gen);
+}
+
 static void roce_out(struct sk_buff *skb, const struct nf_hook_state *state,
 		     bool v6)
 {
-	struct rocepath_qp_info info;
 	struct rocepath_flow *f;
 	struct rocepath_rpt *rpt;
 	struct roce_pkt p;
@@ -150,9 +169,8 @@ static void roce_out(struct sk_buff *skb, const struct nf_hook_state *state,
 	f = rocepath_flow_get(&p.key, state->out, ROCEPATH_QPN_NONE);
 	if (!f)
 		return;
-	if (unlikely(f->lqpn == ROCEPATH_QPN_NONE) &&
-	    rocepath_qp_lookup_remote(state->out, &p.key.remote, p.bth_qpn, &info))
-		WRITE_ONCE(f->lqpn, info.lqpn);
+	if (unlikely(f->lqpn == ROCEPATH_QPN_NONE))
+		flow_find_qp(f, state->out, p.bth_qpn);
 	rocepath_flow_count(f, RP_FLOW_TX, p.len, 0);
 
 	if (!rocepath_dcqcn_param(f->dd, ROCEPATH_DCQCN_RP_ENABLE))
@@ -209,7 +227,8 @@ static void roce_in_ce(struct sk_buff *skb, const struct nf_hook_state *state,
  * Returns true when the packet is a CNP to drop.
  *
  * A packet belongs to a QP only when the interface, the BTH destination
- * QPN and the source address all match a live QP: anyone can name a live
+ * QPN, the source address and the destination address (the QP's source
+ * GID, where the hook recorded it) all match a live QP: anyone can name a live
  * QPN, so the rest goes to rx-only records, which never answer CE with a
  * CNP, never drive the reaction point and never evict another record.
  */
@@ -224,8 +243,8 @@ static bool roce_in(struct sk_buff *skb, const struct nf_hook_state *state,
 	if (!roce_parse(skb, v6, false, &p) || !state->in)
 		return false;
 	lqpn = p.bth_qpn;
-	if (rocepath_qp_rx_match(state->in, lqpn, &p.key.remote, &sport,
-				 &rqpn)) {
+	if (rocepath_qp_rx_match(state->in, lqpn, &p.key.remote, &p.key.local,
+				 &sport, &rqpn)) {
 		p.key.sport = sport;
 		p.key.dqpn = rqpn;
 	} else {

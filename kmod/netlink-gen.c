@@ -135,6 +135,7 @@ const struct genl_small_ops rocepath_nl_ops[12] = {
 	{
 		.cmd	= ROCEPATH_CMD_PIN_GET,
 		.dumpit	= rocepath_nl_pin_get_dumpit,
+		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= ROCEPATH_CMD_PIN_FLUSH,

@@ -71,6 +71,7 @@ static const struct genl_ops rocepath_nl_op_table[] = {
 	{
 		.cmd	= ROCEPATH_CMD_PIN_GET,
 		.dumpit	= rocepath_nl_pin_get_dumpit,
+		.flags	= GENL_ADMIN_PERM,
 	},
 	{
 		.cmd	= ROCEPATH_CMD_PIN_FLUSH,

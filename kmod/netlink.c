@@ -10,6 +10,7 @@
  * the same reason, built from the generated group index and name, so the
  * two cannot drift apart.
  */
+#include <linux/capability.h>
 #include <linux/module.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
@@ -17,6 +18,7 @@
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
+#include <net/sock.h>
 
 #include "netlink.h"
 #include "netlink-ops-gen.h"
@@ -34,8 +36,19 @@ module_param(max_ntf_bytes, uint, 0444);
 MODULE_PARM_DESC(max_ntf_bytes,
 		 "Limit in bytes on notifications queued from the hook (default 1 MiB)");
 
+/*
+ * The monitor group carries every user's QPs (local and remote QPNs, peer
+ * addresses, ports): only CAP_NET_ADMIN may join it. Kernels whose genetlink
+ * cannot check that at join (upstream before 6.1.76 / 6.7) get no QP
+ * notifications at all (ntf_withheld()). Debian's 6.1 has the check.
+ */
 static const struct genl_multicast_group rocepath_mcgrps[] = {
-	[ROCEPATH_NLGRP_MONITOR] = { .name = ROCEPATH_MCGRP_MONITOR, },
+	[ROCEPATH_NLGRP_MONITOR] = {
+		.name	= ROCEPATH_MCGRP_MONITOR,
+#ifdef ROCEPATH_HAVE_GENL_MCAST_CAP
+		.flags	= GENL_MCAST_CAP_NET_ADMIN,
+#endif
+	},
 };
 
 struct genl_family rocepath_nl_family __ro_after_init = {
@@ -95,10 +108,25 @@ static size_t ntf_size(u8 cmd)
 	}
 }
 
+/*
+ * A notification that names one user's QP goes to CAP_NET_ADMIN only:
+ * where the group cannot be restricted, it is not sent.
+ */
+static bool ntf_withheld(u8 cmd)
+{
+#ifdef ROCEPATH_HAVE_GENL_MCAST_CAP
+	return false;
+#else
+	return cmd == ROCEPATH_CMD_QP_ADD_NTF || cmd == ROCEPATH_CMD_QP_DEL_NTF;
+#endif
+}
+
 struct sk_buff *rocepath_nl_ntf_new(u8 cmd, gfp_t gfp, void **hdr)
 {
 	struct sk_buff *skb;
 
+	if (ntf_withheld(cmd))
+		return NULL;
 	if (!genl_has_listeners(&rocepath_nl_family, &init_net,
 				ROCEPATH_NLGRP_MONITOR))
 		return NULL;
@@ -231,6 +259,14 @@ int rocepath_dump_run(struct sk_buff *skb, struct netlink_callback *cb,
 
 	if (ibdev)
 		d.ibdev = nla_data(ibdev);
+	/*
+	 * The same test GENL_ADMIN_PERM makes: the socket's opener and the
+	 * task reading both hold CAP_NET_ADMIN. Anyone else sees only the QPs
+	 * (and their flows) that its socket's owner created.
+	 */
+	d.all = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	d.uid = sock_net_uid(sock_net(NETLINK_CB(cb->skb).sk),
+			     NETLINK_CB(cb->skb).sk);
 	/* 0 would mean "no sequence yet" to genl_dump_check_consistent(). */
 	cb->seq = gen + 1 ?: 1;
 

@@ -5,6 +5,7 @@
 #ifndef _ROCEPATH_NETLINK_H
 #define _ROCEPATH_NETLINK_H
 
+#include <linux/uidgid.h>
 #include <net/genetlink.h>
 
 #include "netlink-gen.h"
@@ -65,6 +66,9 @@ typedef bool (*rocepath_dump_walk_t)(struct rocepath_dump *d,
  * @skip: objects of the current bucket sent by an earlier pass
  * @idx: objects of the current bucket seen by this pass
  * @err: -EMSGSIZE once the buffer is full
+ * @all: the caller has CAP_NET_ADMIN and sees every user's objects
+ * @uid: the caller's uid (its netlink socket's owner), for the dumps
+ *	that show a caller without CAP_NET_ADMIN only its own QPs
  */
 struct rocepath_dump {
 	struct sk_buff *skb;
@@ -76,6 +80,8 @@ struct rocepath_dump {
 	unsigned long skip;
 	unsigned long idx;
 	int err;
+	bool all;
+	kuid_t uid;
 };
 
 /*

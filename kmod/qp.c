@@ -11,14 +11,17 @@
  * allocates with GFP_ATOMIC.
  * Nothing takes the lock from interrupt or softirq context.
  */
+#include <linux/cred.h>
 #include <linux/hash.h>
-#include <linux/jhash.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/random.h>
 #include <linux/rculist.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <net/genetlink.h>
+#include <net/ipv6.h>
 
 #include "dev.h"
 #include "netlink.h"
@@ -29,6 +32,16 @@
 static unsigned int max_qps = 65536;
 module_param(max_qps, uint, 0444);
 MODULE_PARM_DESC(max_qps, "Limit on tracked QPs (default 65536)");
+
+/*
+ * Records are charged to the uid of the task whose modify made them: one
+ * user filling the table would otherwise switch off pinning and congestion
+ * control for every other user's QPs (Documentation/module-safety.rst).
+ */
+static unsigned int max_qps_per_uid = 16384;
+module_param(max_qps_per_uid, uint, 0644);
+MODULE_PARM_DESC(max_qps_per_uid,
+		 "Limit on tracked QPs of one uid, 0 = none but max_qps (default 16384)");
 
 #define QP_HASH_BITS	12
 #define USE_HASH_BITS	10
@@ -67,12 +80,21 @@ struct rocepath_qp {
 	 */
 	const struct ib_qp *qp;
 	const struct ib_device *ibdev;	/* identity only */
-	const struct task_struct *owner; /* identity only: whose call awaits */
+	const struct task_struct *task;	/* identity only: whose call awaits */
 	const struct ib_gid_attr *sgid;	/* identity only: the modify's GID */
 	bool sgid_ambiguous;		/* the QP had @sgid before the modify */
 	u64 id;				/* a QP's address can be reused; this not */
+	struct qp_owner *owner;		/* charged; under qp_lock only */
+	kuid_t uid;			/* the owner's uid, for RCU readers */
 	enum qp_state state;
 	struct rocepath_qp_info info;
+};
+
+/* The records one uid holds; freed when it holds none. */
+struct qp_owner {
+	struct hlist_node node;
+	kuid_t uid;
+	u32 qps;
 };
 
 struct sport_use {
@@ -89,6 +111,14 @@ static struct hlist_head qp_by_lqpn[1 << QP_HASH_BITS];
 static struct hlist_head qp_by_remote[1 << QP_HASH_BITS];
 static struct hlist_head use_hash[1 << USE_HASH_BITS];
 static LIST_HEAD(pending_list);	/* PENDING entries, few: calls in flight */
+static struct hlist_head owner_hash[1 << USE_HASH_BITS];
+static atomic64_t qp_owner_refused;
+/*
+ * Chains keyed by what others choose (peer GID, remote QPN, local QPN,
+ * which a user can pick by creating QPs until one fits) use a secret key,
+ * so nobody can aim a series of records at one chain.
+ */
+static siphash_key_t qp_key __read_mostly;
 static u32 qp_count;		/* entries in any state */
 static u32 qp_live;		/* LIVE entries */
 static u32 qp_generation;
@@ -96,13 +126,15 @@ static u64 qp_next_id = 1;
 
 static u32 lqpn_hash(u32 lqpn)
 {
-	return hash_32(lqpn, QP_HASH_BITS);
+	return siphash_1u32(lqpn, &qp_key) & ((1 << QP_HASH_BITS) - 1);
 }
 
 static u32 remote_hash(const struct in6_addr *remote, u32 rqpn, int bits)
 {
-	return hash_32(jhash2((__force const u32 *)remote->s6_addr32, 4, rqpn),
-		       bits);
+	const u32 *w = (__force const u32 *)remote->s6_addr32;
+
+	return siphash_3u64((u64)w[0] << 32 | w[1], (u64)w[2] << 32 | w[3],
+			    rqpn, &qp_key) & ((1U << bits) - 1);
 }
 
 static struct hlist_head *ptr_head(const struct ib_qp *qp)
@@ -158,6 +190,53 @@ static void use_dec(const struct in6_addr *remote, u16 sport)
 	}
 }
 
+static struct qp_owner *owner_find(kuid_t uid)
+{
+	struct qp_owner *o;
+
+	hlist_for_each_entry(o, &owner_hash[hash_32(__kuid_val(uid),
+						    USE_HASH_BITS)], node)
+		if (uid_eq(o->uid, uid))
+			return o;
+	return NULL;
+}
+
+/*
+ * Charge a new record to @uid: NULL when the uid holds its share already
+ * (counted) or no memory is left. @spare is used when the uid holds none.
+ */
+static struct qp_owner *owner_charge(kuid_t uid, struct qp_owner **spare)
+{
+	unsigned int cap = READ_ONCE(max_qps_per_uid);
+	struct qp_owner *o = owner_find(uid);
+
+	lockdep_assert_held(&qp_lock);
+	if (!o) {
+		o = *spare;
+		if (!o)
+			return NULL;
+		*spare = NULL;
+		o->uid = uid;
+		o->qps = 0;
+		hlist_add_head(&o->node, &owner_hash[hash_32(__kuid_val(uid),
+							     USE_HASH_BITS)]);
+	}
+	if (cap && o->qps >= cap) {
+		atomic64_inc(&qp_owner_refused);
+		return NULL;
+	}
+	o->qps++;
+	return o;
+}
+
+static void owner_uncharge(struct qp_owner *o)
+{
+	if (--o->qps == 0) {
+		hlist_del(&o->node);
+		kfree(o);
+	}
+}
+
 static void link_live(struct rocepath_qp *e)
 {
 	lockdep_assert_held(&qp_lock);
@@ -190,6 +269,7 @@ static void drop_qp(struct rocepath_qp *e)
 	unlink_live(e);
 	hlist_del_rcu(&e->pnode);
 	use_dec(&e->info.remote, e->info.sport);
+	owner_uncharge(e->owner);
 	qp_count--;
 	kfree_rcu(e, rcu);
 }
@@ -210,15 +290,15 @@ void rocepath_qp_notify(u8 cmd, const struct rocepath_qp_info *info)
 	rocepath_nl_notify(skb, GFP_ATOMIC);
 }
 
-/* The entry of @qp in @state that @owner's call left, if any. */
+/* The entry of @qp in @state that @task's call left, if any. */
 static struct rocepath_qp *find_owned(const struct ib_qp *qp,
-				      const struct task_struct *owner,
+				      const struct task_struct *task,
 				      enum qp_state state)
 {
 	struct rocepath_qp *e;
 
 	hlist_for_each_entry(e, ptr_head(qp), pnode)
-		if (e->qp == qp && e->owner == owner && e->state == state)
+		if (e->qp == qp && e->task == task && e->state == state)
 			return e;
 	return NULL;
 }
@@ -252,12 +332,12 @@ static void roll_back(struct rocepath_qp *e)
 /*
  * Settle what earlier calls on @qp left without a verdict, from the QP's
  * state; @qp is live (a hook of its own is running). PENDING entries of
- * @owner (any owner when NULL: a destroy excludes other calls) are over:
+ * @task (any task when NULL: a destroy excludes other calls) are over:
  * accepted iff the QP now has their GID, which is the best guess too when
  * it had that GID before. A DYING entry here is a destroy that is over;
  * whether it failed or the memory is a new QP's, the record goes.
  */
-static void settle_stale(const struct ib_qp *qp, const struct task_struct *owner)
+static void settle_stale(const struct ib_qp *qp, const struct task_struct *task)
 {
 	struct rocepath_qp *e;
 	struct hlist_node *tmp;
@@ -266,7 +346,7 @@ static void settle_stale(const struct ib_qp *qp, const struct task_struct *owner
 	hlist_for_each_entry_safe(e, tmp, ptr_head(qp), pnode) {
 		if (e->qp != qp)
 			continue;
-		if (e->state == QP_PENDING && (!owner || e->owner == owner)) {
+		if (e->state == QP_PENDING && (!task || e->task == task)) {
 			if (READ_ONCE(qp->av_sgid_attr) == e->sgid)
 				make_live(e);
 			else
@@ -312,19 +392,23 @@ static void settle_pending(void)
  * Records a PENDING entry, owned by the calling task, that
  * rocepath_qp_end() makes LIVE or drops once the driver has answered. The
  * choice and the count update happen under one lock, so concurrent
- * modifies spread evenly. Returns false when the QP could not be tracked
- * (table full, no memory).
+ * modifies spread evenly. Runs in the modifying task's context: the record
+ * is charged to that task's uid. Returns false when the QP could not be
+ * tracked (table full, the uid's share full, no memory).
  */
 bool rocepath_qp_begin(const struct ib_qp *qp, struct rocepath_qp_info *info,
 		       const u16 *sports, unsigned int nsports,
 		       const struct ib_gid_attr *sgid)
 {
+	kuid_t uid = current_fsuid();
+	struct qp_owner *spare;
 	struct rocepath_qp *e;
 	u32 best = U32_MAX;
 	bool tracked = false;
 	unsigned int i;
 
 	e = kmalloc(sizeof(*e), GFP_ATOMIC);
+	spare = kmalloc(sizeof(*spare), GFP_ATOMIC);
 
 	spin_lock(&qp_lock);
 	settle_stale(qp, current);
@@ -339,9 +423,13 @@ bool rocepath_qp_begin(const struct ib_qp *qp, struct rocepath_qp_info *info,
 	info->pinned = nsports > 0;
 
 	if (e && qp_count < max_qps) {
+		e->owner = owner_charge(uid, &spare);
+		if (!e->owner)
+			goto unlock;
+		e->uid = uid;
 		e->qp = qp;
 		e->ibdev = qp->device;
-		e->owner = current;
+		e->task = current;
 		e->sgid = sgid;
 		e->sgid_ambiguous = READ_ONCE(qp->av_sgid_attr) == sgid;
 		e->id = qp_next_id++;
@@ -356,8 +444,10 @@ bool rocepath_qp_begin(const struct ib_qp *qp, struct rocepath_qp_info *info,
 		tracked = true;
 		e = NULL;
 	}
+unlock:
 	spin_unlock(&qp_lock);
 
+	kfree(spare);
 	kfree(e);
 	return tracked;
 }
@@ -408,7 +498,7 @@ void rocepath_qp_destroy_begin(const struct ib_qp *qp)
 		if (e->qp == qp && e->state == QP_LIVE) {
 			unlink_live(e);
 			e->state = QP_DYING;
-			e->owner = current;
+			e->task = current;
 			break;
 		}
 	}
@@ -417,7 +507,7 @@ void rocepath_qp_destroy_begin(const struct ib_qp *qp)
 
 /**
  * rocepath_qp_destroy_end - the driver answered this task's destroy
- * @qp: the QP (its memory may already be reused: only the owner matches)
+ * @qp: the QP (its memory may already be reused: only the task matches)
  * @ok: the QP is gone
  *
  * Removes and announces the entry, or makes it LIVE again when the driver
@@ -475,6 +565,14 @@ void rocepath_qp_get_stats(struct rocepath_qp_stats *s)
 {
 	s->qps = READ_ONCE(qp_live);
 	s->qps_max = max_qps;
+	s->qps_per_uid_max = READ_ONCE(max_qps_per_uid);
+	s->qps_owner_refused = atomic64_read(&qp_owner_refused);
+}
+
+/* Changes whenever a QP becomes live or stops being live. */
+u32 rocepath_qp_generation(void)
+{
+	return READ_ONCE(qp_generation);
 }
 
 static bool ndev_match(const struct rocepath_qp *e,
@@ -506,7 +604,8 @@ bool rocepath_qp_lookup_remote(const struct net_device *ndev,
 }
 
 bool rocepath_qp_rx_match(const struct net_device *ndev, u32 lqpn,
-			  const struct in6_addr *remote, u16 *sport, u32 *rqpn)
+			  const struct in6_addr *remote,
+			  const struct in6_addr *local, u16 *sport, u32 *rqpn)
 {
 	struct rocepath_qp *e;
 	bool found = false;
@@ -514,7 +613,9 @@ bool rocepath_qp_rx_match(const struct net_device *ndev, u32 lqpn,
 	rcu_read_lock();
 	hlist_for_each_entry_rcu(e, &qp_by_lqpn[lqpn_hash(lqpn)], lnode) {
 		if (e->info.lqpn == lqpn && e->info.ifindex == ndev->ifindex &&
-		    ipv6_addr_equal(&e->info.remote, remote)) {
+		    ipv6_addr_equal(&e->info.remote, remote) &&
+		    (ipv6_addr_any(&e->info.local) ||
+		     ipv6_addr_equal(&e->info.local, local))) {
 			*sport = e->info.sport;
 			*rqpn = e->info.rqpn;
 			found = true;
@@ -523,6 +624,27 @@ bool rocepath_qp_rx_match(const struct net_device *ndev, u32 lqpn,
 	}
 	rcu_read_unlock();
 	return found;
+}
+
+/**
+ * rocepath_qp_owned - does @uid own the live QP @lqpn talking to @remote
+ * @lqpn: local QP number
+ * @remote: the QP's remote address, IPv4 as IPv4-mapped IPv6
+ * @uid: the user asking
+ *
+ * For dumps that show a user without CAP_NET_ADMIN only its own QPs' flows.
+ * Caller holds the RCU read side.
+ */
+bool rocepath_qp_owned(u32 lqpn, const struct in6_addr *remote, kuid_t uid)
+{
+	struct rocepath_qp *e;
+
+	hlist_for_each_entry_rcu(e, &qp_by_lqpn[lqpn_hash(lqpn)], lnode)
+		if (e->info.lqpn == lqpn &&
+		    ipv6_addr_equal(&e->info.remote, remote) &&
+		    uid_eq(e->uid, uid))
+			return true;
+	return false;
 }
 
 static int put_addr(struct sk_buff *skb, int type, const struct in6_addr *a,
@@ -620,6 +742,8 @@ static int dump_fill(struct sk_buff *skb, const void *obj,
 	const struct rocepath_qp *e = obj;
 	char ibdev[IB_DEVICE_NAME_MAX];
 
+	if (!d->all && !uid_eq(e->uid, d->uid))
+		return ROCEPATH_DUMP_SKIP;
 	qp_dev_name(&e->info, ibdev);
 	if (d->ibdev && strcmp(d->ibdev, ibdev))
 		return ROCEPATH_DUMP_SKIP;
@@ -638,7 +762,11 @@ static bool dump_walk(struct rocepath_dump *d, unsigned long b)
 	return true;
 }
 
-/* One message per QP; qp_generation flags a dump racing a change. */
+/*
+ * One message per QP; qp_generation flags a dump racing a change. A caller
+ * without CAP_NET_ADMIN sees only the QPs its uid owns: a QPN and its peer
+ * are what the receive path's forged-packet check treats as secret.
+ */
 int rocepath_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	int ret;
@@ -655,6 +783,7 @@ int rocepath_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 int rocepath_qp_init(void)
 {
+	get_random_bytes(&qp_key, sizeof(qp_key));
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include <linux/in6.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <rdma/ib_verbs.h>
 
 struct net_device;
@@ -43,6 +44,8 @@ struct rocepath_qp_rule {
  * @rqpn: remote (destination) QP number
  * @remote: remote address; IPv4 as IPv4-mapped IPv6 (::ffff:a.b.c.d)
  * @remote_v4: true when @remote is an IPv4-mapped address
+ * @local: the QP's source GID as an address (IPv4-mapped for IPv4); all
+ *	zero when the hook did not give it, and then not compared
  * @qp_type: enum ib_qp_type
  * @sport: UDP source port the QP leaves on
  * @default_sport: port the RDMA core would have derived without the module
@@ -58,6 +61,7 @@ struct rocepath_qp_info {
 	u32 rqpn;
 	struct in6_addr remote;
 	bool remote_v4;
+	struct in6_addr local;
 	u32 qp_type;
 	u16 sport;
 	u16 default_sport;
@@ -84,21 +88,26 @@ bool rocepath_qp_lookup_remote(const struct net_device *ndev,
  * @ndev: net device the packet arrived on
  * @lqpn: local QP number (the BTH destination QPN of the packet)
  * @remote: the packet's source address, IPv4 as IPv4-mapped IPv6
+ * @local: the packet's destination address, same form
  * @sport: set to the QP's UDP source port on success
  * @rqpn: set to the QP's remote QP number on success
  *
- * Matches the interface, the local QPN and the QP's remote address, so a
- * packet naming a live QPN from another address matches nothing. Copies
+ * Matches the interface, the local QPN, the QP's remote address and its
+ * source GID, so a packet naming a live QPN from another address, or to
+ * another of the host's addresses, matches nothing. Copies
  * only what the receive path needs. Same context rules as
  * rocepath_qp_lookup_remote().
  */
 bool rocepath_qp_rx_match(const struct net_device *ndev, u32 lqpn,
-			  const struct in6_addr *remote, u16 *sport, u32 *rqpn);
+			  const struct in6_addr *remote,
+			  const struct in6_addr *local, u16 *sport, u32 *rqpn);
 
 /* Internal to the pinning code (hook, netlink, device removal). */
 struct rocepath_qp_stats {
 	u32 qps;
 	u32 qps_max;
+	u32 qps_per_uid_max;
+	u64 qps_owner_refused;
 };
 
 int rocepath_qp_init(void);
@@ -114,6 +123,8 @@ void rocepath_qp_notify(u8 cmd, const struct rocepath_qp_info *info);
 void rocepath_qp_del_device(const struct ib_device *ibdev);
 u32 rocepath_qp_sport_count(const struct in6_addr *remote, u16 sport);
 void rocepath_qp_get_stats(struct rocepath_qp_stats *s);
+u32 rocepath_qp_generation(void);
+bool rocepath_qp_owned(u32 lqpn, const struct in6_addr *remote, kuid_t uid);
 int rocepath_qp_fill(struct sk_buff *skb, const struct rocepath_qp_info *info);
 size_t rocepath_qp_fill_size(void);
 

@@ -108,6 +108,8 @@ static void modify(struct ib_qp *qp, struct ib_qp_attr *attr)
 	if (sgid->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		goto skip_put;
 
+	/* The address a received packet must be sent to, to count as the QP's. */
+	memcpy(&info.local, sgid->gid.raw, sizeof(info.local));
 	rcu_read_lock();
 	ndev = rdma_read_gid_attr_ndev_rcu(sgid);
 	if (!IS_ERR_OR_NULL(ndev))

@@ -45,7 +45,7 @@ void rocepath_stats_exit(void)
 struct stats_snapshot {
 	u64 hook[ROCEPATH_STAT_MAX];
 	u64 rules, rules_max, sports_max, generation;
-	u64 qps, qps_max;
+	u64 qps, qps_max, qps_per_uid_max, qps_owner_refused;
 	u64 flows, flows_max, flow_evictions, flow_alloc_failures;
 	u64 flow_rx_only_refused, cnp_tx, cnp_rx;
 	u64 probe_slots, probe_missed;
@@ -89,6 +89,8 @@ static const struct {
 	STAT(FLOW_RX_ONLY_REFUSED, flow_rx_only_refused),
 	STAT(HOOK_MISSED, hook[ROCEPATH_STAT_HOOK_MISSED]),
 	STAT(VERDICTS_INFERRED, hook[ROCEPATH_STAT_VERDICTS_INFERRED]),
+	STAT(QPS_PER_UID_MAX, qps_per_uid_max),
+	STAT(QPS_OWNER_REFUSED, qps_owner_refused),
 };
 
 static void stats_gather(struct stats_snapshot *st)
@@ -110,6 +112,8 @@ static void stats_gather(struct stats_snapshot *st)
 	rocepath_qp_get_stats(&qs);
 	st->qps = qs.qps;
 	st->qps_max = qs.qps_max;
+	st->qps_per_uid_max = qs.qps_per_uid_max;
+	st->qps_owner_refused = qs.qps_owner_refused;
 	rocepath_flow_stats(&fs);
 	st->flows = fs.flows;
 	st->flows_max = fs.flows_max;

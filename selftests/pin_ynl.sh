@@ -68,7 +68,7 @@ else
 	ksft_skip "dev-add-ntf / dev-del-ntf: iproute2 rdma missing"
 fi
 
-# 3. Unprivileged: every change is EPERM, reads work.
+# 3. Unprivileged: every change and pin-get are EPERM, other reads work.
 ynl --do pin-add --json "{\"pin\": {\"remote\": \"$R4\", \"sport\": [50000]}}" >/dev/null
 # Python opens its script by absolute path, so it is staged too.
 YNL_PUB=$(ynl_stage 1 "$ROCEPATH_TOP/selftests/pin_ynl.py") || YNL_PUB=/nonexistent

@@ -85,9 +85,12 @@ struct rp_dev;
 int cli_nl_open(const struct rp_cli *cli, struct rp_nl **nlp);
 /*
  * Prints "Error: <extack>." when the kernel gave one, else
- * "Error: <what>: <strerror>."; returns ret.
+ * "Error: <what>: <strerror>."; for EPERM without CAP_NET_ADMIN
+ * "Error: <what>: needs CAP_NET_ADMIN (run as root)."; returns ret.
  */
 int cli_nl_err(struct rp_nl *nl, int ret, const char *what);
+/* The process holds CAP_NET_ADMIN (true when that cannot be read). */
+bool cli_net_admin(void);
 /* "Error: <what>: missing argument" etc. for the keyword parsers. */
 int cli_missing(const char *what);
 int cli_unknown(const char *object, const char *arg);
@@ -119,6 +122,9 @@ struct cli_show {
 	const char *cmd;	/* "qp show" */
 	bool by_dev;
 	bool single;		/* one object, not an array (stats) */
+	const char *own;	/* "QPs": without CAP_NET_ADMIN the module
+				 * shows only the caller's own (a note on
+				 * stderr says so) */
 	int (*dump_print)(struct rp_nl *nl, const char *ibdev, struct rp_out *o);
 };
 int cli_show(const struct cli_show *s, int argc, char **argv,

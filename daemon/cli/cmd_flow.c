@@ -12,6 +12,7 @@ static int flow_show(int argc, char **argv, const struct rp_cli *cli)
 {
 	static const struct cli_show show = {
 		.cmd = "flow show", .by_dev = true, .dump_print = flow_dump_print,
+		.own = "flows of live QPs",
 	};
 
 	return cli_show(&show, argc, argv, cli);

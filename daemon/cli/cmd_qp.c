@@ -61,6 +61,7 @@ static int qp_show(int argc, char **argv, const struct rp_cli *cli)
 {
 	static const struct cli_show show = {
 		.cmd = "qp show", .by_dev = true, .dump_print = qp_dump_print,
+		.own = "QPs",
 	};
 
 	return cli_show(&show, argc, argv, cli);

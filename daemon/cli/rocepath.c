@@ -93,10 +93,31 @@ int cli_nl_open(const struct rp_cli *cli, struct rp_nl **nlp)
 	return 0;
 }
 
+bool cli_net_admin(void)
+{
+	unsigned long long caps = 0;
+	char line[256];
+	bool found = false;
+	FILE *f;
+
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return true;	/* cannot tell: say nothing */
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "CapEff: %llx", &caps) == 1;
+	fclose(f);
+	/* CAP_NET_ADMIN is capability 12 */
+	return !found || (caps & (1ULL << 12));
+}
+
 int cli_nl_err(struct rp_nl *nl, int ret, const char *what)
 {
 	const char *msg = rp_nl_errmsg(nl);
 
+	/* The module refuses pin show and monitor to other users. */
+	if (ret == -EPERM && !cli_net_admin())
+		return rp_error_ret(ret, "%s: needs CAP_NET_ADMIN (run as root)",
+				    msg ? msg : what);
 	if (msg)
 		return rp_error_ret(ret, "%s", msg);
 	return rp_error_ret(ret, "%s: %s", what, strerror(-ret));

@@ -5,6 +5,7 @@
  * its dump and its printer.
  */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "rp_netlink.h"
@@ -52,6 +53,10 @@ int cli_show(const struct cli_show *s, int argc, char **argv,
 	ret = open_for(s->cmd, s->by_dev, argc, argv, cli, &ibdev, &nl);
 	if (ret)
 		return ret;
+	if (s->own && !cli_net_admin())
+		fprintf(stderr,
+			"Note: %s: without CAP_NET_ADMIN only the %s of uid %u are shown; run as root to see every user's.\n",
+			s->cmd, s->own, (unsigned int)getuid());
 	if (s->single)
 		rp_out_open_object(cli->out, NULL);
 	else

@@ -149,6 +149,8 @@ static const struct rp_spec_attr rp_spec_stats_attrs[ROCEPATH_A_STATS_MAX + 1] =
 	[ROCEPATH_A_STATS_FLOW_RX_ONLY_REFUSED] = { "flow_rx_only_refused", RP_SPEC_U64 },
 	[ROCEPATH_A_STATS_HOOK_MISSED] = { "hook_missed", RP_SPEC_U64 },
 	[ROCEPATH_A_STATS_VERDICTS_INFERRED] = { "verdicts_inferred", RP_SPEC_U64 },
+	[ROCEPATH_A_STATS_QPS_PER_UID_MAX] = { "qps_per_uid_max", RP_SPEC_U32 },
+	[ROCEPATH_A_STATS_QPS_OWNER_REFUSED] = { "qps_owner_refused", RP_SPEC_U64 },
 };
 
 const struct rp_spec_set rp_spec_stats = {

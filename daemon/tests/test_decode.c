@@ -311,8 +311,8 @@ TEST(stats_and_dcqcn_every_attribute)
 			n32++;
 		}
 	}
-	EXPECT_EQ(17, n64);
-	EXPECT_EQ(10, n32);
+	EXPECT_EQ(18, n64);
+	EXPECT_EQ(11, n32);
 	EXPECT_EQ(v64(ROCEPATH_A_STATS_HOOK_CALLS), s.val[ROCEPATH_A_STATS_HOOK_CALLS]);
 	EXPECT_EQ(v32(ROCEPATH_A_STATS_QPS_MAX), s.val[ROCEPATH_A_STATS_QPS_MAX]);
 
@@ -415,7 +415,7 @@ TEST(wrong_lengths_rejected)
 		free(obj);
 	}
 	/* Every decoded attribute but the nests (gid, hw-counter, rule). */
-	EXPECT_EQ(102, checked);
+	EXPECT_EQ(104, checked);
 }
 
 TEST(nested_errors_and_required)
