@@ -37,6 +37,8 @@ set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${ROCEPATH_CACHE:-$TOP/.cache}
 cd "$TOP" || exit 1
+# Kbuild turns warnings into errors only when asked: CI asks, DKMS does not.
+export ROCEPATH_WERROR=1
 
 usage() {
 	sed -n '/^# Usage:/,/^$/s/^# \{0,1\}//p' "$0" >&2
