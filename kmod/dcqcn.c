@@ -102,14 +102,24 @@ static struct net_device *dcqcn_netdev(const struct rocepath_dcqcn_dev *dd)
 	return found;
 }
 
-/* True when the root qdisc of @ndev is fq, which honours EDT stamps. */
+/*
+ * True when every transmit queue of @ndev ends in fq, which honours EDT
+ * stamps. A queue's qdisc is the root for a single-queue root (fq itself)
+ * and the root's child for mq, which gives each queue its own: so an mq
+ * root over fq children is fine, and one child of another kind is not.
+ */
 static bool dcqcn_fq_ok(struct net_device *ndev)
 {
-	bool ok;
+	unsigned int i;
+	bool ok = true;
 
-	/* dev->qdisc is never NULL: noop_qdisc while the device is down */
+	/* txq->qdisc is never NULL: noop_qdisc while the device is down */
 	rcu_read_lock();
-	ok = !strcmp(rcu_dereference(ndev->qdisc)->ops->id, "fq");
+	for (i = 0; ok && i < ndev->real_num_tx_queues; i++) {
+		struct netdev_queue *txq = netdev_get_tx_queue(ndev, i);
+
+		ok = !strcmp(rcu_dereference(txq->qdisc)->ops->id, "fq");
+	}
 	rcu_read_unlock();
 	return ok;
 }
@@ -241,7 +251,7 @@ int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)
 		struct net_device *ndev = dcqcn_netdev(dd);
 
 		if (ndev && !dcqcn_fq_ok(ndev))
-			pr_warn_once("%s: rp_enable set but %s has no fq root qdisc: rates are not enforced (tc qdisc replace dev %s root fq)\n",
+			pr_warn_once("%s: rp_enable set but %s has no fq qdisc on every queue: rates are not enforced (tc qdisc replace dev %s root fq)\n",
 				     (char *)nla_data(tb[ROCEPATH_A_DCQCN_IBDEV]), ndev->name,
 				     ndev->name);
 		dev_put(ndev);

@@ -5,7 +5,7 @@
 # dcqcn-set changes only what it names, rejects out-of-range values with an
 # extack naming the parameter (and changes nothing), answers ENODEV for an
 # unknown device and EPERM to an unprivileged user, and flags rp_enable
-# without an fq root qdisc.
+# without fq on every transmit queue (an mq root over fq is fine).
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/flow_lib.sh"
@@ -103,7 +103,7 @@ fq_flag() {
 	on_host 1 "tc qdisc del dev $NETDEV root 2>/dev/null; true"
 	dcqcn_set 1 "$IBDEV" '{"rp-enable": 1}' || return 1
 	[ "$(param fq-missing)" = 1 ] || { echo "fq-missing not set without fq"; return 1; }
-	on_host 1 "dmesg | grep -q 'rp_enable set but $NETDEV has no fq root qdisc'" ||
+	on_host 1 "dmesg | grep -q 'rp_enable set but $NETDEV has no fq'" ||
 		{ echo "no warning in dmesg"; return 1; }
 	on_host 1 "tc qdisc replace dev $NETDEV root fq" || return 1
 	[ "$(param fq-missing)" = 0 ] || { echo "fq-missing set with fq"; return 1; }
@@ -111,6 +111,28 @@ fq_flag() {
 	dcqcn_set 1 "$IBDEV" '{"rp-enable": 0}'
 }
 ksft_test "rp_enable without fq root qdisc is flagged and warned" fq_flag
+
+# A multi-queue device's mq root gives each queue its own qdisc: fq on every
+# queue is what paces, whatever the root is (an rxe on a 4-queue veth).
+mq_missing() {
+	dcqcn_json 1 | jq -r '.[] | select(.ibdev == "rpmq") | ."fq-missing"'
+}
+fq_mq() {
+	on_host 1 "ip link add rpmq0 numtxqueues 4 numrxqueues 4 type veth peer name rpmq1 &&
+		ip addr add 203.0.113.1/24 dev rpmq0 && ip link set rpmq0 up && ip link set rpmq1 up &&
+		rdma link add rpmq type rxe netdev rpmq0" || return 4
+	dcqcn_set 1 rpmq '{"rp-enable": 1}' >/dev/null || return 1
+	on_host 1 "tc qdisc replace dev rpmq0 root handle 1: mq &&
+		for i in 1 2 3 4; do tc qdisc replace dev rpmq0 parent 1:\$i fq || exit 1; done" || return 1
+	[ "$(mq_missing)" = 0 ] || { echo "fq-missing $(mq_missing) with mq over fq"; return 1; }
+	on_host 1 "tc qdisc replace dev rpmq0 parent 1:3 pfifo" || return 1
+	[ "$(mq_missing)" = 1 ] || { echo "fq-missing $(mq_missing) with one queue on pfifo"; return 1; }
+}
+fq_mq_cleanup() {
+	on_host 1 "rdma link del rpmq; ip link del rpmq0" >/dev/null 2>&1
+}
+command -v rdma >/dev/null && ksft_test "mq root over fq on every queue is not flagged, one pfifo child is" fq_mq
+fq_mq_cleanup
 
 cli_ok() {
 	local out
