@@ -135,39 +135,14 @@ static int put_gids(struct sk_buff *skb, struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-static int put_counters(struct sk_buff *skb, struct ib_device *ibdev, u32 port)
-{
-	struct rdma_hw_stats *stats;
-	int i, n, err = 0;
-
-	if (!ibdev->ops.alloc_hw_port_stats || !ibdev->ops.get_hw_stats)
-		return 0;
-	stats = ibdev->ops.alloc_hw_port_stats(ibdev, port);
-	if (!stats)
-		return 0;
-	n = ibdev->ops.get_hw_stats(ibdev, stats, port, stats->num_counters);
-	for (i = 0; n > 0 && i < stats->num_counters; i++) {
-		struct nlattr *nest;
-
-		if (stats->is_disabled && test_bit(i, stats->is_disabled))
-			continue;
-		nest = nla_nest_start(skb, ROCEPATH_A_DEV_HW_COUNTER);
-		if (!nest ||
-		    nla_put_string(skb, ROCEPATH_A_HW_COUNTER_NAME,
-				   stats->descs[i].name) ||
-		    nla_put_u64_64bit(skb, ROCEPATH_A_HW_COUNTER_VALUE,
-				      stats->value[i],
-				      ROCEPATH_A_HW_COUNTER_PAD)) {
-			err = -EMSGSIZE;
-			break;
-		}
-		nla_nest_end(skb, nest);
-	}
-	rdma_free_hw_stats_struct(stats);
-	return err;
-}
-
-/* @full: GIDs and counters too (not for notifications of a removal). */
+/*
+ * @full: the port's net device and GIDs too, for dumps. Notifications
+ * carry the port's identity only (rocepath_dev_ntf_size()); a listener
+ * dumps the port for the rest. The driver's hardware counters are not
+ * read here at all: the core caches them (sysfs hw_counters, rate limited
+ * by its lifespan) and a read must not call the driver under dev_lock,
+ * which device removal waits for.
+ */
 static int fill(struct sk_buff *skb, const struct rocepath_dev *d, u32 port,
 		bool full)
 {
@@ -193,8 +168,6 @@ static int fill(struct sk_buff *skb, const struct rocepath_dev *d, u32 port,
 	}
 	if (nla_put_u8(skb, ROCEPATH_A_DEV_ROCE_V2, roce_v2))
 		goto cancel;
-	if (full && put_counters(skb, ibdev, port))
-		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;
 
@@ -213,13 +186,23 @@ static void notify(const struct rocepath_dev *d, u8 cmd)
 		skb = rocepath_nl_ntf_new(cmd, GFP_KERNEL, &hdr);
 		if (!skb)
 			return;
-		if (fill(skb, d, port, cmd == ROCEPATH_CMD_DEV_ADD_NTF)) {
+		if (fill(skb, d, port, false)) {
 			rocepath_nl_ntf_drop(skb);
 			continue;
 		}
 		genlmsg_end(skb, hdr);
 		rocepath_nl_notify(skb, GFP_KERNEL);
 	}
+}
+
+/* What fill() puts without @full: sizes device notifications exactly. */
+size_t rocepath_dev_ntf_size(void)
+{
+	return nla_total_size(0) +				/* DEV */
+	       nla_total_size(IB_DEVICE_NAME_MAX) +		/* IBDEV */
+	       2 * nla_total_size(sizeof(u32)) +		/* INDEX, PORT */
+	       nla_total_size(sizeof("bnxt_re")) +		/* DRIVER, longest */
+	       2 * nla_total_size(sizeof(u8));			/* SOFT, ROCE_V2 */
 }
 
 struct dev_port {

@@ -41,4 +41,6 @@ struct rocepath_dcqcn_dev *rocepath_dev_dcqcn_rcu(struct ib_device *ibdev);
 /* Any context: the name of the device @dd belongs to. */
 void rocepath_dcqcn_dev_name(const struct rocepath_dcqcn_dev *dd, char *buf);
 
+size_t rocepath_dev_ntf_size(void);
+
 #endif /* _ROCEPATH_DEV_H */

@@ -20,6 +20,7 @@
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
+#include "dev.h"
 #include "netlink.h"
 #include "netlink-ops-gen.h"
 #include "pin.h"
@@ -91,9 +92,8 @@ static void ntf_work_fn(struct work_struct *work)
 static DECLARE_WORK(ntf_work, ntf_work_fn);
 
 /*
- * Payload size of a notification: exact for the ones the hook sends from
- * atomic context, a page for device notifications (process context, GIDs
- * and hardware counters of unknown number).
+ * Payload size of a notification: exact, so that the queue's byte bound
+ * and the listeners' buffers hold what is sent and no more.
  */
 static size_t ntf_size(u8 cmd)
 {
@@ -103,6 +103,9 @@ static size_t ntf_size(u8 cmd)
 		return rocepath_qp_fill_size();
 	case ROCEPATH_CMD_PINS_REPLACED_NTF:
 		return nla_total_size(sizeof(u32));
+	case ROCEPATH_CMD_DEV_ADD_NTF:
+	case ROCEPATH_CMD_DEV_DEL_NTF:
+		return rocepath_dev_ntf_size();
 	default:
 		return NLMSG_GOODSIZE;
 	}

@@ -4,12 +4,13 @@
 # Proves the module follows an RDMA device rename everywhere it names the
 # device: dev show, dcqcn show and set (the new name works, the old one is
 # refused), a live QP's record, a flow's record and a device-scoped pin
-# rule all say the new name; and back again.
+# rule all say the new name; and back again. Hardware counters, which dev
+# show reads from the core's sysfs copies, follow the rename too.
 
 source "$(dirname "$0")/lib.sh"
 
 require_module
-require_cmd rdma python3
+require_cmd rdma python3 jq
 require_cli
 churn_prog
 GIDX=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
@@ -47,7 +48,21 @@ renamed() { # FROM TO
 	done
 	return $ok
 }
+# Hardware counters come from the core's cached copies in sysfs, under the
+# device's current name; the module no longer calls the driver for them.
+hw_counters() {
+	local out
+	[ -e "/sys/class/infiniband/$1/ports/1/hw_counters/sent_pkts" ] ||
+		{ echo "no sent_pkts in $1's sysfs hw_counters"; return 4; }
+	out=$("$RP_CLI" -j dev show dev "$1") || return 1
+	jq -e '.[0].hw_counters | has("sent_pkts")' <<<"$out" >/dev/null ||
+		{ echo "$out"; return 1; }
+	out=$(ynl --dump dev-get --output-json) || return 1
+	! grep -q hw-counter <<<"$out" || { echo "dev-get still carries hw-counter"; return 1; }
+}
+ksft_test "dev show: hw_counters from sysfs, none in dev-get" hw_counters "$IBDEV"
 ksft_test "rename $IBDEV -> $NEW: dev, dcqcn, qp, flow and pin show say $NEW" renamed "$IBDEV" "$NEW"
+ksft_test "dev show after the rename: hw_counters under $NEW" hw_counters "$NEW"
 ksft_test "dcqcn set takes the new name" "$RP_CLI" dcqcn set dev "$NEW" np_enable 1
 set_old() {
 	local out

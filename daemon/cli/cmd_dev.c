@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hwcounters.h"
 #include "rp_netlink.h"
 #include "parse.h"
 
@@ -67,8 +68,10 @@ void cli_dev_fields(struct rp_out *o, const struct rp_dev *d)
 	}
 }
 
-static void dev_print(struct rp_out *o, const struct rp_dev *d)
+static void dev_print(struct rp_out *o, struct rp_dev *d)
 {
+	/* Best effort: a port whose counters cannot be read shows none. */
+	rp_dev_hw_counters(d, NULL);
 	rp_out_open_object(o, NULL);
 	cli_dev_fields(o, d);
 	rp_out_close_object(o);
