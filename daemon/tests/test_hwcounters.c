@@ -12,19 +12,7 @@
 #include "kselftest_harness.h"
 
 #include "hwcounters.h"
-
-static void put(const char *dir, const char *name, const char *val)
-{
-	char path[1024];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		abort();
-	fputs(val, f);
-	fclose(f);
-}
+#include "test_files.h"
 
 static void rm_tree(const char *root)
 {
@@ -45,9 +33,9 @@ TEST(read_sorted_without_lifespan)
 	snprintf(d.ibdev, sizeof(d.ibdev), "rxe0");
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
 	ASSERT_EQ(0, system(cmd));
-	put(dir, "rcvd_pkts", "7\n");
-	put(dir, "ack_deferred", "18446744073709551615\n");
-	put(dir, "lifespan", "10\n");
+	test_put_file(dir, "rcvd_pkts", "7\n", 0644);
+	test_put_file(dir, "ack_deferred", "18446744073709551615\n", 0644);
+	test_put_file(dir, "lifespan", "10\n", 0644);
 	ASSERT_EQ(0, rp_dev_hw_counters(&d, root));
 	ASSERT_EQ(2, d.ncounters);
 	EXPECT_STREQ("ack_deferred", d.counters[0].name);

@@ -27,6 +27,8 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
 
+#include "test_files.h"
+
 static const char fake_scontrol[] =
 	"#!/bin/bash\n"
 	"[ -n \"$FAKE_FAIL\" ] && { echo 'slurm_load_jobs error: Unable to contact slurm controller' >&2; exit 1; }\n"
@@ -53,19 +55,6 @@ FIXTURE(slurm) {
 	char path[256];		/* scratch */
 };
 
-static void put(const char *dir, const char *name, const char *text, int mode)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		abort();
-	fputs(text, f);
-	fclose(f);
-	chmod(path, mode);
-}
 
 /* The whole file as a string (caller frees), "" when absent. */
 static char *slurp(const char *dir, const char *name)
@@ -95,7 +84,7 @@ static void write_config_keys(const char *dir, const char *keys,
 		 " \"hosts\": {\"node04\": \"spare04\"}, \"host_format\": \"{node}-ib\",\n"
 		 " \"lock_timeout_s\": %d, \"defaults\": %s}\n",
 		 keys, dir, dir, dir, lock_timeout, defaults);
-	put(dir, "slurm.json", text, 0644);
+	test_put_file(dir, "slurm.json", text, 0644);
 }
 
 static void write_config(const char *dir, const char *defaults, int lock_timeout)
@@ -120,9 +109,9 @@ FIXTURE_SETUP(slurm)
 		SKIP(return, "no scripts/slurm/rocepath-slurmctld or no /usr/bin/python3");
 	strcpy(self->dir, "/tmp/rp-slurm-XXXXXX");
 	ASSERT_NE(NULL, mkdtemp(self->dir));
-	put(self->dir, "scontrol", fake_scontrol, 0755);
-	put(self->dir, "topology.json", topology, 0644);
-	put(self->dir, "placement.json",
+	test_put_file(self->dir, "scontrol", fake_scontrol, 0755);
+	test_put_file(self->dir, "topology.json", topology, 0644);
+	test_put_file(self->dir, "placement.json",
 	    "{\"jobs\": [{\"id\": \"manual\", \"pattern\": \"ring\", \"qps_per_connection\": 1,"
 	    " \"rails\": [0], \"hosts\": [\"node01-ib\", \"node03-ib\"]}]}\n", 0644);
 	write_config(self->dir, "{\"rails\": [0], \"qps_per_connection\": 4}", 2);
@@ -334,7 +323,7 @@ TEST_F(slurm, topology_from_rocepathd_conf)
 
 	snprintf(keys, sizeof(keys), "\"rocepathd_config\": \"%s/rocepathd.conf\",\n", self->dir);
 	write_config_keys(self->dir, keys, "{\"rails\": [0]}", 2);
-	put(self->dir, "rocepathd.conf",
+	test_put_file(self->dir, "rocepathd.conf",
 	    "{\"topology\": \"topology.json\", \"placement\": \"placement.json\"}\n", 0644);
 
 	before = slurp(self->dir, "placement.json");
@@ -356,7 +345,7 @@ TEST_F(slurm, topology_from_rocepathd_conf)
 	/* Neither names a topology: unchanged, and the log says why. */
 	free(before);
 	before = slurp(self->dir, "placement.json");
-	put(self->dir, "rocepathd.conf", "{\"placement\": \"placement.json\"}\n", 0644);
+	test_put_file(self->dir, "rocepathd.conf", "{\"placement\": \"placement.json\"}\n", 0644);
 	EXPECT_EQ(0, run(self->dir, self->script, NULL, "add", "503", "node[01-02]"));
 	after = slurp(self->dir, "placement.json");
 	EXPECT_STREQ(before, after);
@@ -385,7 +374,7 @@ TEST_F_TIMEOUT(slurm, post_command_newest_lands, 120)
 		 "cp %1$s/placement.json %1$s/.push.$$\n"
 		 "mkdir %1$s/first 2>/dev/null && sleep 2\n"
 		 "mv %1$s/.push.$$ %1$s/pushed.json\n", self->dir);
-	put(self->dir, "push.sh", script, 0755);
+	test_put_file(self->dir, "push.sh", script, 0755);
 	snprintf(keys, sizeof(keys), "\"topology\": \"%1$s/topology.json\",\n"
 		 " \"post_command\": \"%1$s/push.sh\",\n", self->dir);
 	write_config_keys(self->dir, keys, "{\"rails\": [0]}", 10);
