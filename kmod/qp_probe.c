@@ -197,9 +197,14 @@ static bool hook_args(struct ftrace_regs *fregs, unsigned long *a,
 }
 #endif
 
-/* _ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask, ...) */
-static void modify_hook(unsigned long ip, unsigned long parent_ip,
-			struct ftrace_ops *op, struct ftrace_regs *fregs)
+static struct ftrace_ops destroy_ops;
+
+/*
+ * Both entry hooks: _ib_modify_qp(struct ib_qp *qp, struct ib_qp_attr
+ * *attr, int mask, ...) and ib_destroy_qp_user(struct ib_qp *qp, ...).
+ */
+static void hook(unsigned long ip, unsigned long parent_ip,
+		 struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
 	unsigned long a[3];
 	int bit;
@@ -210,40 +215,25 @@ static void modify_hook(unsigned long ip, unsigned long parent_ip,
 		rocepath_stat_inc(ROCEPATH_STAT_HOOK_MISSED);
 		return;
 	}
-	rocepath_stat_inc(ROCEPATH_STAT_HOOK_CALLS);
-	if (!hook_args(fregs, a, 3))
+	if (!hook_args(fregs, a, ARRAY_SIZE(a))) {
 		rocepath_stat_inc(ROCEPATH_STAT_HOOK_MISSED);
-	else if (((int)a[2] & AV_DEST) == AV_DEST)
-		modify((struct ib_qp *)a[0], (struct ib_qp_attr *)a[1]);
-	ftrace_test_recursion_unlock(bit);
-}
-
-/* ib_destroy_qp_user(struct ib_qp *qp, struct ib_udata *udata) */
-static void destroy_hook(unsigned long ip, unsigned long parent_ip,
-			 struct ftrace_ops *op, struct ftrace_regs *fregs)
-{
-	unsigned long a[1];
-	int bit;
-
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0) {
-		rocepath_stat_inc(ROCEPATH_STAT_HOOK_MISSED);
-		return;
-	}
-	if (hook_args(fregs, a, 1))
+	} else if (op == &destroy_ops) {
 		rocepath_qp_destroy_begin((const struct ib_qp *)a[0]);
-	else
-		rocepath_stat_inc(ROCEPATH_STAT_HOOK_MISSED);
+	} else {
+		rocepath_stat_inc(ROCEPATH_STAT_HOOK_CALLS);
+		if (((int)a[2] & AV_DEST) == AV_DEST)
+			modify((struct ib_qp *)a[0], (struct ib_qp_attr *)a[1]);
+	}
 	ftrace_test_recursion_unlock(bit);
 }
 
 static struct ftrace_ops modify_ops = {
-	.func	= modify_hook,
+	.func	= hook,
 	.flags	= HOOK_FLAGS,
 };
 
 static struct ftrace_ops destroy_ops = {
-	.func	= destroy_hook,
+	.func	= hook,
 	.flags	= HOOK_FLAGS,
 };
 
