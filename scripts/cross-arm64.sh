@@ -24,8 +24,14 @@ for rel in "${rels[@]}"; do
 done
 
 # A mirror of the userspace sources, so the host's objects stay x86-64.
+# Sources gone from the tree go from the mirror too (with their objects):
+# a header left behind would shadow the one that moved.
 mkdir -p "$out/daemon" "$out/include"
-cp -rp "$TOP/include/." "$out/include/"
+rm -rf "$out/include"
+cp -rp "$TOP/include" "$out/include"
+(cd "$out/daemon" && find . -name '*.[ch]') | while read -r f; do
+	[ -e "$TOP/daemon/$f" ] || rm -f "$out/daemon/$f" "$out/daemon/${f%.c}.o"
+done
 (cd "$TOP/daemon" && find . -name '*.[ch]' -o -name Makefile) | while read -r f; do
 	mkdir -p "$out/daemon/$(dirname "$f")"
 	cmp -s "$TOP/daemon/$f" "$out/daemon/$f" || cp -p "$TOP/daemon/$f" "$out/daemon/$f"
