@@ -25,9 +25,12 @@ Assertions (exit 1 on any violation, one "FAIL ..." line each naming
 phase, op, mutation, seed and index, plus the message in hex):
   - every request that netlink must answer (NLM_F_ACK, a dump request,
     an error) is answered (ack, error or NLMSG_DONE) within --timeout;
-  - unprivileged, every state-changing operation (admin-perm, or any do
-    that is not a *-get) that reaches the family is refused, with EPERM
-    when its headers pass genetlink's checks (reserved 0, plain flags);
+  - unprivileged, every state-changing or admin-only operation
+    (admin-perm do or dump, or any do that is not a *-get) that reaches
+    the family is refused, with EPERM when its headers pass genetlink's
+    checks (reserved 0, plain flags), or EOPNOTSUPP for a kind (do or
+    dump) the command has no handler for: 6.12 looks the handler up
+    before the permission, 6.1 after;
   - every socket still answers a valid request afterwards.
 Messages are spread over --sockets sockets, one of them reopened about
 every 256 messages (the choice also follows from the index).
@@ -172,7 +175,11 @@ class Spec:
                     a.nested = None
         self.maxattr = {n: max([a.id for a in v] or [0]) for n, v in self.sets.items()}
         self.reqs = []
-        self.state_cmds = set()
+        # cmd -> (modes with a handler, modes an unprivileged caller is
+        # refused): a do of an admin-perm dump-only command is refused
+        # too, with EPERM up to 6.1 and EOPNOTSUPP from the split-ops
+        # genetlink on (the missing handler is found before the perm check)
+        self.state_cmds = {}
         self.ops = []
         val = 1
         ops = y.get('operations', {})
@@ -187,8 +194,11 @@ class Spec:
                 continue
             admin = 'admin-perm' in op.get('flags', [])
             state = admin or ('do' in op and not op['name'].endswith('-get'))
-            if state:
-                self.state_cmds.add(cmd)
+            modes = {m for m in ('do', 'dump') if m in op}
+            if admin:
+                self.state_cmds[cmd] = (modes, {'do', 'dump'})
+            elif state:
+                self.state_cmds[cmd] = (modes, {'do'})
             self.ops.append((op['name'], cmd, admin, state))
             aset = op.get('attribute-set')
             for mode in ('do', 'dump'):
@@ -586,33 +596,42 @@ class Gen:
 
 
 def classify(msg, famid, state_cmds, unpriv):
-    """-> (must_answer, refuse, eperm, cmd) from the bytes alone, as
+    """-> (must_answer, refuse, allowed, cmd) from the bytes alone, as
     netlink_rcv_skb() and genetlink see them. must_answer: netlink owes an
     answer (None: bytes follow nlmsg_len, netlink parses them as further
     messages, whose replies are drained after the first one's answer).
     refuse: an unprivileged request for a state-changing command that
-    reaches the family, which must fail; eperm: and its headers pass
+    reaches the family, which must fail; allowed: and its headers pass
     genetlink's checks (genlmsghdr.reserved 0, no nlmsg_flags beyond
-    REQUEST, ACK, ECHO and a whole DUMP), so the failure must be EPERM."""
+    REQUEST, ACK, ECHO and a whole DUMP), so the failure must be one of
+    these errnos: EPERM, or EOPNOTSUPP too where the command has no handler
+    of that kind (split-ops genetlink looks the handler up first)."""
     n = len(msg)
     if n < 16:
-        return False, False, False, None
+        return False, False, None, None
     ln, typ, flags, _, _ = NLMSGHDR.unpack_from(msg, 0)
     if ln < 16 or ln > n:
-        return False, False, False, None    # netlink drops it silently
+        return False, False, None, None    # netlink drops it silently
     more = ((ln + 3) & ~3) + 16 <= n
     if not flags & NLM_F_REQUEST or typ != famid:
-        return bool(flags & NLM_F_ACK) and (None if more else True), False, False, None
+        return bool(flags & NLM_F_ACK) and (None if more else True), False, None, None
     if ln < 20:
-        return (None if more else True), False, False, None    # EINVAL
+        return (None if more else True), False, None, None    # EINVAL
     cmd = msg[16]
     isdump = (flags & NLM_F_DUMP) == NLM_F_DUMP
+    mode = 'dump' if isdump else 'do'
     fl = flags & ~NLM_F_DUMP if isdump else flags
     hdr_ok = msg[18] == 0 and msg[19] == 0 and \
         not fl & ~(NLM_F_REQUEST | NLM_F_ACK | NLM_F_ECHO)
-    refuse = unpriv and not isdump and cmd in state_cmds
+    handled, refused = state_cmds.get(cmd, (set(), set()))
+    refuse = unpriv and mode in refused
+    allowed = None
+    if refuse and hdr_ok:
+        allowed = {errno.EPERM}
+        if mode not in handled:
+            allowed.add(errno.EOPNOTSUPP)
     must = refuse or not hdr_ok or isdump or bool(flags & NLM_F_ACK)
-    return must and (None if more else True), refuse, refuse and hdr_ok, cmd
+    return must and (None if more else True), refuse, allowed, cmd
 
 
 class Conn:
@@ -788,7 +807,7 @@ class Phase:
             k = (i * 0x9E3779B1) & 0xffffffff
             conn = conns[k % nsock]
             wait, drain, send = conn.wait, conn.drain, conn.send
-            must, refuse, eperm, cmd = classify_(msg, famid, state_cmds, unpriv)
+            must, refuse, allowed, cmd = classify_(msg, famid, state_cmds, unpriv)
             t1 = now()
             cur[0], cur[1], cur[2] = i, t1, (req, mut, msg)
             try:
@@ -796,7 +815,7 @@ class Phase:
             except OSError as e:
                 res = 'send:' + (errno.errorcode.get(e.errno) or str(e.errno))
                 hist[res] = hist.get(res, 0) + 1
-                if eperm or must:
+                if allowed or must:
                     self.report(i, req, mut, msg, 'sendmsg failed: %s' % e)
                 continue
             finally:
@@ -813,10 +832,11 @@ class Phase:
                         fail_line('%s: %d requests unanswered, giving up' %
                                   (self.pname, timeouts))
                         break
-                elif eperm and res != errno.EPERM:
+                elif allowed and res not in allowed:
                     self.report(i, req, mut, msg,
-                                'state-changing cmd %d answered %s, not EPERM' %
-                                (cmd, ename(res)))
+                                'state-changing cmd %d answered %s, not %s' %
+                                (cmd, ename(res),
+                                 ' or '.join(sorted(ename(e) for e in allowed))))
                 elif refuse and res in (0, 'done'):
                     self.report(i, req, mut, msg,
                                 'state-changing cmd %d answered %s, not refused' %
