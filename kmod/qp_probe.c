@@ -30,6 +30,7 @@
  */
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <net/ipv6.h>
@@ -46,11 +47,29 @@
 static unsigned int probe_slots = 1024;
 module_param(probe_slots, uint, 0444);
 MODULE_PARM_DESC(probe_slots,
-		 "Modify- and destroy-QP returns each return probe watches at once (16..65536, default 1024); a return beyond is settled from the QP's state and counted");
+		 "Modify- and destroy-QP returns each return probe watches at once (16..65536, and at most 16 MiB of per-CPU rings per probe, default 1024); a return beyond is settled from the QP's state and counted");
 
 #define PROBE_SLOTS_MIN		16
 #define PROBE_SLOTS_MAX		65536
 #define AV_DEST			(IB_QP_AV | IB_QP_DEST_QPN)
+/*
+ * From 6.7 a kretprobe's instances sit in an objpool, whose every possible
+ * CPU has a ring of roundup_pow_of_two(slots) pointers: 65536 slots on a
+ * 256-CPU host would pin 128 MiB per probe. Slots only keep verdicts (the
+ * pin is set by the entry hook), so a cap by memory costs no pin.
+ */
+#define PROBE_RING_BYTES_MAX	(16UL << 20)
+
+static unsigned int probe_slots_max(void)
+{
+	unsigned long per_slot = sizeof(void *) * num_possible_cpus();
+	unsigned long fit = PROBE_RING_BYTES_MAX / per_slot;
+
+	if (fit < PROBE_SLOTS_MIN)
+		return PROBE_SLOTS_MIN;
+	fit = rounddown_pow_of_two(fit);
+	return min_t(unsigned long, fit, PROBE_SLOTS_MAX);
+}
 
 /* Flow label that makes the driver derive UDP source port @sport. */
 static u32 sport_to_flow_label(u16 sport)
@@ -363,9 +382,10 @@ int rocepath_qp_probe_init(void)
 		pr_err("refusing to load: the pinning hook needs CONFIG_DYNAMIC_FTRACE\n");
 		return -EOPNOTSUPP;
 	}
-	if (probe_slots < PROBE_SLOTS_MIN || probe_slots > PROBE_SLOTS_MAX) {
-		pr_err("probe_slots must be %u..%u\n", PROBE_SLOTS_MIN,
-		       PROBE_SLOTS_MAX);
+	if (probe_slots < PROBE_SLOTS_MIN || probe_slots > probe_slots_max()) {
+		pr_err("probe_slots must be %u..%u on this host (%u possible CPUs, at most %lu MiB of per-CPU rings per probe)\n",
+		       PROBE_SLOTS_MIN, probe_slots_max(), num_possible_cpus(),
+		       PROBE_RING_BYTES_MAX >> 20);
 		return -EINVAL;
 	}
 	for (s = 0xc000; s <= 0xffff; s++) {

@@ -4,6 +4,11 @@
 # Proves rocepath.ko loads and unloads cleanly, repeatedly, with soft-RoCE
 # present: the generic netlink family appears and goes away, and the kernel
 # logs no WARN, oops, BUG, refcount or leak line and takes no W/D taint.
+# The guest claims 256 possible CPUs, so that probe_slots' cap by ring
+# memory shows: x86-64 6.1 raises its possible CPUs to possible_cpus=, 6.12
+# only lowers them and arm64 has no such parameter; the expected cap comes
+# from the guest's own count.
+# rpvm-cmdline: possible_cpus=256
 
 . "$(dirname "$0")/lib.sh"
 
@@ -43,6 +48,35 @@ for i in 1 2 3; do
 	fi
 done
 [ -n "$ok" ] && ksft_pass "3 more load/unload cycles" || ksft_fail "3 more load/unload cycles"
+
+# A kretprobe's objpool keeps a ring of roundup_pow_of_two(slots) pointers
+# per possible CPU: probe_slots is capped to 16 MiB of rings per probe.
+slots_max() {
+	local n=0 r lo hi
+	for r in $(tr ',' ' ' </sys/devices/system/cpu/possible); do
+		lo=${r%-*} hi=${r#*-}
+		n=$((n + hi - lo + 1))
+	done
+	local fit=$(((16 << 20) / (8 * n))) p=1
+	while [ $((p * 2)) -le "$fit" ]; do p=$((p * 2)); done
+	[ "$p" -gt 65536 ] && p=65536
+	echo "$n $p"
+}
+read -r ncpu smax < <(slots_max)
+over=$((smax * 2))
+[ "$smax" = 65536 ] && over=65537
+slots_refused() {
+	local m
+	m=$(dmesg | wc -l)
+	if insmod "$ROCEPATH_KO" probe_slots="$over"; then
+		rmmod rocepath
+		echo "probe_slots=$over was accepted"
+		return 1
+	fi
+	dmesg | tail -n +$((m + 1)) | grep "probe_slots must be 16\.\.$smax on this host ($ncpu possible CPUs"
+}
+ksft_test "probe_slots=$over refused, the message names 16..$smax ($ncpu possible CPUs)" slots_refused
+ksft_test "probe_slots=$smax accepted" bash -c "insmod '$ROCEPATH_KO' probe_slots=$smax && rmmod rocepath"
 
 # While RDMA traffic has QPs open and a second rxe device comes and goes.
 ksft_test "insmod with traffic afterwards" insmod "$ROCEPATH_KO"

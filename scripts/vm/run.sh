@@ -12,6 +12,9 @@
 # (scripts/deps-arm64.sh), with the cross-built module, CLI and daemon
 # (scripts/cross-arm64.sh); no fabric guest.
 #
+# A "# rpvm-cmdline: PARAMS" line in TEST appends PARAMS to the guests'
+# kernel command line (as ROCEPATH_VM_CMDLINE does for every test).
+#
 # -f (or a "# rpvm-fabric: TOPOLOGY [l4|sport [kernel|frr]]" line in TEST)
 # boots one host guest per host of TOPOLOGY plus a fabric guest (always the
 # 6.12 kernel) that forwards between them as the topology's leaf-spine
@@ -159,6 +162,8 @@ if [ -z "$ttimeout" ]; then
 	t=$(sed -n 's/^# rpvm-timeout: *\([0-9]\+\)$/\1/p' "$abs_test" | head -n1)
 	[ -n "$t" ] && ttimeout=$t
 fi
+# A test that needs a kernel parameter names it: "# rpvm-cmdline: PARAMS".
+test_cmdline=$(sed -n 's/^# rpvm-cmdline: *//p' "$abs_test" | head -n1)
 passenv=${ROCEPATH_VM_PASSENV:-}
 [ -f "$settings" ] && passenv+=" $(sed -n 's/^env=//p' "$settings")"
 case $ttimeout in
@@ -358,6 +363,7 @@ for ((i = 1; i <= nhosts; i++)); do
 	cmdline="console=ttyS0 $verbosity panic_on_warn=1 oops=panic panic=-1 mitigations=off no_timer_check"
 	cmdline+=" rpvm.top=$TOP rpvm.idx=$i rpvm.n=$nhosts rpvm.run=$run_dir"
 	cmdline+=" rpvm.token=$token rpvm.timeout=$ttimeout ${ROCEPATH_VM_CMDLINE:-}"
+	[ -n "$test_cmdline" ] && cmdline+=" $test_cmdline"
 	# Under TCG, ACPI's _PRT walk (the fabric guest's many NICs, a starved
 	# guest) runs into the AML loop timeout (30 s lost); PIR routes IRQs.
 	# Five or more TCG guests on a small host starve each other at boot:
