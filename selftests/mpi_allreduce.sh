@@ -147,6 +147,21 @@ flow_ok() {
 	[ -n "$want" ] && [ "$want" = "$got" ] && [ "$want_rx" = "$got_rx" ]
 }
 
+# flows_settle: the connection manager's teardown (DREQ/DREP on QP1, and
+# its retries on a slow host) outlives the job; the captures stop once h1's
+# counters stood still for 3 s (at most 30 s), so both saw the same.
+flows_settle() {
+	local a b i
+	a=$("$RP_CLI" -j flow show | jq -c '[.[] | [.sport, .tx_packets, .rx_packets]]')
+	for ((i = 0; i < 10; i++)); do
+		sleep 3
+		b=$("$RP_CLI" -j flow show | jq -c '[.[] | [.sport, .tx_packets, .rx_packets]]')
+		[ "$a" = "$b" ] && return 0
+		a=$b
+	done
+	log "flow counters still moving after 30 s"
+}
+
 # labels_ok: the library's QPs came with a flow label (rdma_cm derives one
 # from the connection's ports for RoCEv2) and the hook
 # overrode it: flow_labels_overridden counts one per pinned QP.
@@ -175,6 +190,7 @@ run_stack() {
 	on_host 2 "$RP_CLI -j qp show" >"$RUN_DIR/$name-qp2.json"
 	mpi_wait "$name"
 	r=$?
+	flows_settle
 	cap_stop_both "$name"
 	if [ "$r" != 0 ]; then
 		log "$what failed with rocepath.ko: $(mpi_why "$name")"
