@@ -325,8 +325,7 @@ out:
  * inner leaves keep their totals. This generalises Kempe (a/b) chains,
  * which are the case d == lo everywhere.
  */
-static bool augment(struct rp_plan *pl, int S, int v, int u, int a,
-		    bool spare_prev)
+static bool augment(struct rp_plan *pl, int S, int v, int u, int a)
 {
 	int qh = 0, qt = 0, goal = -1, gside = -1;
 	int st = ++pl->cur_stamp;
@@ -353,10 +352,6 @@ static bool augment(struct rp_plan *pl, int S, int v, int u, int a,
 				continue;
 			ci = cidx(pl, q, e);
 			if (ci < 0 || !pl->x[q->c0 + ci])
-				continue;
-			/* a stable re-plan first moves only units of new flows */
-			if (spare_prev &&
-			    pl->x[q->c0 + ci] <= pl->prefer[q->c0 + ci])
 				continue;
 			/* a colour that ends the path at y, else any */
 			for (int c = 0, pick = -1; c <= q->nc; c++) {
@@ -401,21 +396,20 @@ static bool augment(struct rp_plan *pl, int S, int v, int u, int a,
 
 static bool repair(struct rp_plan *pl, struct pair *p)
 {
-	for (int pass = pl->prefer && pl->seeding ? 0 : 1; pass < 2; pass++)
-		for (int side = 1; side >= 0; side--) {
-			int v = ep(p, side), u = ep(p, !side);
+	for (int side = 1; side >= 0; side--) {
+		int v = ep(p, side), u = ep(p, !side);
 
-			for (int i = 0; i < p->nc; i++) {
-				int a = pl->cs[p->c0 + i];
+		for (int i = 0; i < p->nc; i++) {
+			int a = pl->cs[p->c0 + i];
 
-				if (spare(pl, !side, u, a) <= 0)
-					continue;
-				if (augment(pl, side, v, u, a, !pass)) {
-					put_unit(pl, p, a);
-					return true;
-				}
+			if (spare(pl, !side, u, a) <= 0)
+				continue;
+			if (augment(pl, side, v, u, a)) {
+				put_unit(pl, p, a);
+				return true;
 			}
 		}
+	}
 	return false;
 }
 
@@ -423,9 +417,10 @@ int rp_plan_colour(struct rp_plan *pl, int T, int attempt)
 {
 	const struct rp_topo *t = pl->t;
 	size_t cells = (size_t)t->nleaves * t->nspines;
+	struct rp_keep *keep = NULL;
+	int ret;
 
 	pl->attempt = attempt < 0 ? 0 : attempt;
-	pl->seeding = attempt < 0;
 	rp_plan_pair_order(pl, pl->porder, pl->attempt, false);
 
 	pl->T = T;
@@ -458,10 +453,16 @@ int rp_plan_colour(struct rp_plan *pl, int T, int attempt)
 			}
 		}
 	}
+	/* a stable re-plan places the rest as plan_colour_stable.c says */
+	if (attempt < 0 && pl->prefer) {
+		ret = rp_keep_new(pl, &keep);
+		if (ret)
+			return ret;
+	}
 	for (int i = 0; i < pl->npairs; i++) {
 		int pi = pl->porder[i];
 		struct pair *p = &pl->pairs[pi];
-		int u = attempt < 0 && pl->prefer ? pl->seeded[pi] : 0;
+		int u = keep ? pl->seeded[pi] : 0;
 
 		if (!pair_routed(p))
 			continue;
@@ -483,9 +484,13 @@ int rp_plan_colour(struct rp_plan *pl, int T, int attempt)
 			}
 			if (best >= 0)
 				put_unit(pl, p, best);
+			else if (keep)
+				rp_keep_place(pl, keep, pi);
 			else if (!repair(pl, p))
 				return -EAGAIN;
 		}
 	}
-	return 0;
+	ret = keep ? rp_keep_finish(pl, keep) : 0;
+	rp_keep_free(keep);
+	return ret;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The spine colouring's units and loads (plan_colour.c), in a header of
- * their own so that the colouring's steps can live in files of their own.
+ * The spine colouring's units and loads, shared by plan_colour.c (the
+ * colouring) and plan_colour_stable.c (its stable re-plan searches) only.
  *
  * Side 0 = source leaves (up bundles), side 1 = destination leaves (down
  * bundles). A "colour" is a spine; leaf l may use spine s on side k at most
@@ -70,5 +70,17 @@ static inline void put_unit(struct rp_plan *pl, struct pair *p, int s)
 	(*load(pl, 0, p->src, s))++;
 	(*load(pl, 1, p->dst, s))++;
 }
+
+/*
+ * plan_colour_stable.c: a stable re-plan's colouring places every unit it
+ * can without moving running units off their spines (rp_keep_place()),
+ * defers the others, and places those last at the least cost
+ * (rp_keep_finish()). -errno; -EAGAIN when a deferred unit fits nowhere.
+ */
+struct rp_keep;
+int rp_keep_new(const struct rp_plan *pl, struct rp_keep **out);
+void rp_keep_free(struct rp_keep *k);
+void rp_keep_place(struct rp_plan *pl, struct rp_keep *k, int pi);
+int rp_keep_finish(struct rp_plan *pl, struct rp_keep *k);
 
 #endif /* ROCEPATH_PLAN_COLOUR_H */

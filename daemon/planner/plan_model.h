@@ -144,7 +144,6 @@ struct rp_plan {
 	int *prev_of;		/* per flow: the same flow in prev, or -1 */
 	int *prefer;		/* per common spine of a pair: flows there in prev */
 	int *seeded;		/* per pair: units the colouring put as prefer says */
-	bool seeding;		/* the colouring pass honours prefer */
 	/* probe answers for measured leaves (plan_probe.h); may be NULL */
 	const struct rp_probes *probes;
 	struct rp_probes *own_probes;
