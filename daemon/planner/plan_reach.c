@@ -22,7 +22,7 @@ struct rp_hopc {
 
 struct rp_walker {
 	const struct rp_plan *pl;
-	int gen, fi, dst;
+	int gen, src_nic, dst_nic, dst;
 	bool far;
 	const struct rp_addr *sa, *da;
 	int nleaf, *lgrp;	/* the source leaf's group (t->links) */
@@ -32,6 +32,9 @@ struct rp_walker {
 	/* distinct paths of rp_walk_paths(): open addressing on the path */
 	int *hkey, *hstamp, hgen;
 	struct rp_path *paths;
+	/* every port's walk since the aim last changed (valid: mstamp == gen) */
+	int *mstamp;
+	struct rp_path *memo;	/* .port -1: the port goes nowhere */
 };
 
 #define RP_WALK_HASH	32768	/* > distinct paths (<= 16384 ports) */
@@ -49,6 +52,8 @@ void rp_walker_free(struct rp_walker *w)
 	free(w->hkey);
 	free(w->hstamp);
 	free(w->paths);
+	free(w->mstamp);
+	free(w->memo);
 	free(w);
 }
 
@@ -69,8 +74,11 @@ int rp_walker_new(const struct rp_plan *pl, struct rp_walker **out)
 	w->hkey = calloc(RP_WALK_HASH, sizeof(int));
 	w->hstamp = calloc(RP_WALK_HASH, sizeof(int));
 	w->paths = calloc(RP_SPORT_COUNT, sizeof(*w->paths));
+	w->mstamp = calloc(RP_SPORT_COUNT, sizeof(int));
+	w->memo = calloc(RP_SPORT_COUNT, sizeof(*w->memo));
+	w->src_nic = w->dst_nic = -1;
 	if (!w->lgrp || !w->sp || !w->sl || !w->su || !w->sgrp || !w->ugrp ||
-	    !w->hkey || !w->hstamp || !w->paths) {
+	    !w->hkey || !w->hstamp || !w->paths || !w->mstamp || !w->memo) {
 		rp_walker_free(w);
 		return -ENOMEM;
 	}
@@ -78,7 +86,14 @@ int rp_walker_new(const struct rp_plan *pl, struct rp_walker **out)
 	return 0;
 }
 
-/* Points the walker at flow fi (routed: its pair has a path). */
+/*
+ * Points the walker at flow fi (routed: its pair has a path). Where a port
+ * goes depends only on the two NICs (their addresses and leaves), so the
+ * QPs of one connection share the walks: a flow of the NICs already aimed
+ * at keeps the walker's state, and the ports walked stay remembered. The
+ * port fallback and the repair take the QPs of a connection in a row, and
+ * on correlated hashes every one of them walks all 16,384 ports.
+ */
 void rp_walker_flow(struct rp_walker *w, int fi)
 {
 	const struct rp_plan *pl = w->pl;
@@ -86,8 +101,11 @@ void rp_walker_flow(struct rp_walker *w, int fi)
 	const struct flow *f = &pl->flows[fi];
 	const struct pair *p = &pl->pairs[f->pair];
 
+	if (f->src_nic == w->src_nic && f->dst_nic == w->dst_nic)
+		return;
 	w->gen++;
-	w->fi = fi;
+	w->src_nic = f->src_nic;
+	w->dst_nic = f->dst_nic;
 	w->dst = p->dst;
 	w->far = p->xpod;
 	w->sa = &t->nics[f->src_nic].addr;
@@ -136,7 +154,8 @@ static int hop_member(struct rp_hopc *h, uint16_t port)
 	return h->n > 1 ? rp_hash_ctx_member(&h->c, port, h->n) : 0;
 }
 
-int rp_walk_port(struct rp_walker *w, uint16_t port, struct rp_path *out)
+/* rp_walk_port() without the memo. */
+static int walk(struct rp_walker *w, uint16_t port, struct rp_path *out)
 {
 	const struct rp_plan *pl = w->pl;
 	const struct rp_topo *t = pl->t;
@@ -173,6 +192,22 @@ int rp_walk_port(struct rp_walker *w, uint16_t port, struct rp_path *out)
 	db = bget(pl, w->dst, s2);
 	out->dn = pl->blinks[db->s0 + m];
 	out->port = port;
+	return 0;
+}
+
+int rp_walk_port(struct rp_walker *w, uint16_t port, struct rp_path *out)
+{
+	unsigned int i = (port - RP_SPORT_MIN) % RP_SPORT_COUNT;
+	struct rp_path *x = &w->memo[i];
+
+	if (w->mstamp[i] != w->gen) {
+		w->mstamp[i] = w->gen;
+		if (walk(w, port, x))
+			x->port = -1;
+	}
+	if (x->port < 0)
+		return -1;
+	*out = *x;
 	return 0;
 }
 
