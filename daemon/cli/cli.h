@@ -38,6 +38,8 @@ int cmd_plan(int argc, char **argv, const struct rp_cli *cli)
 
 /* daemon/cli/cmd_probe.c: path probing for measured switch hashes. */
 int cmd_probe(int argc, char **argv, const struct rp_cli *cli);
+/* daemon/cli/cmd_probe_sched.c: the probe budget's slots ("probe schedule"). */
+int cmd_probe_schedule(int argc, char **argv, const struct rp_cli *cli);
 
 /* daemon/cli/cmd_place.c: the placement advisor (planner). */
 int cmd_place(int argc, char **argv, const struct rp_cli *cli);

@@ -25,7 +25,9 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"Usage: rocepath probe topology FILE placement FILE host NAME [out FILE]\n"
-		"                      [rate PPS] [tries N] [timeout MS] [ttl N]\n");
+		"                      [rate PPS] [tries N] [timeout MS] [ttl N]\n"
+		"       rocepath probe schedule topology FILE budget PPS [placement FILE]\n"
+		"                      [flows N] [rate PPS] [host NAME]\n");
 }
 
 static json_object *report_json(const struct rp_topo *t, const char *host,
@@ -97,6 +99,8 @@ int cmd_probe(int argc, char **argv, const struct rp_cli *cli)
 		{ 0 }
 	};
 
+	if (argc && rp_matches(argv[0], "schedule"))
+		return cmd_probe_schedule(argc - 1, argv + 1, cli);
 	ret = cli_kw_parse("probe", argc, argv, kw, usage);
 	if (ret)
 		return ret > 0 ? 0 : ret;
@@ -112,7 +116,7 @@ int cmd_probe(int argc, char **argv, const struct rp_cli *cli)
 	}
 	if (out)
 		rp_probe_cache_load(t, out, &ps);
-	ret = rp_probe_host(t, p, host, &o, &ps, &rep, &err);
+	ret = rp_probe_host(t, p, host, &o, 0, NULL, &ps, &rep, &err);
 	if (ret) {
 		ret = rp_error_ret(ret, "probe: %s", err.msg);
 		goto done;

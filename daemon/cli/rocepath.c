@@ -43,7 +43,9 @@ static const struct {
 	  "              [policy advise|first-fit|random] [seed N]" },
 	{ "probe", cmd_probe,
 	  "probe topology FILE placement FILE host NAME [out FILE]\n"
-	  "              [rate PPS] [tries N] [timeout MS] [ttl N]" },
+	  "              [rate PPS] [tries N] [timeout MS] [ttl N]\n"
+	  "       rocepath probe schedule topology FILE budget PPS [placement FILE]\n"
+	  "              [flows N] [rate PPS] [host NAME]" },
 	{ "nccl-env", cmd_nccl_env,
 	  "nccl-env [job ID] [config FILE] [host NAME] [dscp N]" },
 	{ "help", cmd_help, "help" },

@@ -46,7 +46,7 @@ static int cfg_err(char *err, size_t errlen, const char *path, const char *key,
 static int cfg_err(char *err, size_t errlen, const char *path, const char *key,
 		   const char *fmt, ...)
 {
-	char reason[256];
+	char reason[384];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -261,19 +261,26 @@ static int parse_metrics(json_object *obj, const char *path, struct rpd_config *
 	return 0;
 }
 
-/* probe_*: positive integers, each with a sane ceiling */
+/*
+ * probe_*: positive integers, each with a sane ceiling; the budget may be
+ * 0 (off). Whether a budget can probe every flow in time depends on the
+ * files: the plan checks it (probe_budget.h).
+ */
 static int probe_key(json_object *val, const char *path, const char *key,
 		     struct rpd_config *cfg, char *err, size_t errlen)
 {
 	unsigned int *dst = !strcmp(key, "probe_rate_pps") ? &cfg->probe_rate_pps :
 			    !strcmp(key, "probe_tries") ? &cfg->probe_tries :
 			    !strcmp(key, "probe_timeout_ms") ? &cfg->probe_timeout_ms :
+			    !strcmp(key, "probe_budget_pps") ? &cfg->probe_budget_pps :
 			    &cfg->probe_ttl;
 	uint64_t max = dst == &cfg->probe_rate_pps ? 100000 :
 		       dst == &cfg->probe_tries ? 100 :
-		       dst == &cfg->probe_timeout_ms ? 60000 : 255;
+		       dst == &cfg->probe_timeout_ms ? 60000 :
+		       dst == &cfg->probe_budget_pps ? RPD_PROBE_BUDGET_MAX : 255;
 	uint64_t v;
-	int ret = get_uint(val, path, key, 1, max, &v, err, errlen);
+	int ret = get_uint(val, path, key, dst == &cfg->probe_budget_pps ? 0 : 1,
+			   max, &v, err, errlen);
 
 	if (!ret)
 		*dst = v;
@@ -383,7 +390,8 @@ parsed:
 		} else if (!strcmp(key, "probe_rate_pps") ||
 			   !strcmp(key, "probe_tries") ||
 			   !strcmp(key, "probe_timeout_ms") ||
-			   !strcmp(key, "probe_ttl")) {
+			   !strcmp(key, "probe_ttl") ||
+			   !strcmp(key, "probe_budget_pps")) {
 			ret = probe_key(val, path, key, cfg, err, errlen);
 		} else if (!strcmp(key, "dcqcn")) {
 			ret = parse_dcqcn(val, path, cfg, err, errlen);
@@ -391,7 +399,7 @@ parsed:
 			ret = parse_metrics(val, path, cfg, &mpath, err, errlen);
 		} else {
 			ret = cfg_err(err, errlen, path, key,
-				      "unknown key (known: topology, placement, host, dcqcn, metrics, log_level, debounce_ms, resync_interval_s, poll_interval_ms, stable_replan, state_dir, previous_placement, probe_rate_pps, probe_tries, probe_timeout_ms, probe_ttl)");
+				      "unknown key (known: topology, placement, host, dcqcn, metrics, log_level, debounce_ms, resync_interval_s, poll_interval_ms, stable_replan, state_dir, previous_placement, probe_rate_pps, probe_tries, probe_timeout_ms, probe_ttl, probe_budget_pps)");
 		}
 		if (ret)
 			goto out;

@@ -30,6 +30,8 @@
 #define RPD_METRICS_PATH_DEFAULT "/var/lib/prometheus/node-exporter/rocepath.prom"
 #define RPD_METRICS_INTERVAL_S_DEFAULT 15
 #define RPD_METRICS_INTERVAL_S_MAX 3600
+/* "probe_budget_pps": answers per second per switch (0: no budget) */
+#define RPD_PROBE_BUDGET_MAX 1000000
 /* systemd's StateDirectory=rocepath */
 #define RPD_STATE_DIR_DEFAULT "/var/lib/rocepath"
 
@@ -75,6 +77,8 @@ struct rpd_config {
 	char *previous_placement; /* scheduler's previous placement, or NULL */
 	/* path probing for measured switch hashes (plan_probe.h) */
 	unsigned int probe_rate_pps, probe_tries, probe_timeout_ms, probe_ttl;
+	/* ICMP answers/s each switch may be asked for, fabric-wide; 0 = off */
+	unsigned int probe_budget_pps;
 	struct rpd_dcqcn_profile *dcqcn;
 	size_t n_dcqcn;
 };

@@ -96,6 +96,7 @@ struct rp_probe_pair {
 	struct rp_addr src, dst;
 	char src_ip[48], dst_ip[48];
 	char netdev[32];		/* the source NIC's */
+	int rail;			/* the source NIC's */
 	unsigned int nflows;
 	unsigned int *want;		/* [rp_topo_nswitches()] */
 };

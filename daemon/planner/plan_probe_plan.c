@@ -10,6 +10,7 @@
 
 #include "plan_model.h"
 #include "plan_probe.h"
+#include "plan_probe_budget.h"
 
 static bool leaf_measured(const struct rp_plan *pl, int leaf)
 {
@@ -79,6 +80,32 @@ parallel:
 	return -1;
 }
 
+/* A flow its sender must probe for: routed, first hop a measured leaf. */
+static bool probed_flow(const struct rp_plan *pl, const struct flow *f)
+{
+	return f->pair >= 0 && f->spine >= 0 &&
+	       pair_routed(&pl->pairs[f->pair]) &&
+	       leaf_measured(pl, pl->t->nics[f->src_nic].leaf);
+}
+
+int rp_plan_probe_max_flows(const struct rp_plan *pl, unsigned int *max)
+{
+	unsigned int *per = calloc(pl->t->nhosts + 1, sizeof(*per));
+
+	*max = 0;
+	if (!per)
+		return -ENOMEM;
+	for (int i = 0; i < pl->nflows; i++) {
+		const struct flow *f = &pl->flows[i];
+		int h = pl->t->nics[f->src_nic].host;
+
+		if (probed_flow(pl, f) && ++per[h] > *max)
+			*max = per[h];
+	}
+	free(per);
+	return 0;
+}
+
 void rp_probe_pairs_free(struct rp_probe_pair *pairs, size_t n)
 {
 	for (size_t i = 0; pairs && i < n; i++)
@@ -105,9 +132,7 @@ int rp_plan_probe_pairs(const struct rp_plan *pl, const char *host,
 		struct rp_probe_pair *pp;
 		size_t k;
 
-		if (sn->host != h || f->pair < 0 || f->spine < 0 ||
-		    !pair_routed(&pl->pairs[f->pair]) ||
-		    !leaf_measured(pl, sn->leaf))
+		if (sn->host != h || !probed_flow(pl, f))
 			continue;
 		for (k = 0; k < nv; k++)
 			if (!rp_addr_cmp(&v[k].src, &sn->addr) &&
@@ -126,6 +151,7 @@ int rp_plan_probe_pairs(const struct rp_plan *pl, const char *host,
 				goto nomem;
 			pp->src = sn->addr;
 			pp->dst = dn->addr;
+			pp->rail = sn->rail;
 			snprintf(pp->src_ip, sizeof(pp->src_ip), "%s", sn->ip);
 			snprintf(pp->dst_ip, sizeof(pp->dst_ip), "%s", dn->ip);
 			snprintf(pp->netdev, sizeof(pp->netdev), "%s",

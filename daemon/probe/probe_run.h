@@ -8,14 +8,20 @@
 #define ROCEPATH_PROBE_RUN_H
 
 #include "plan_probe.h"
+#include "probe_budget.h"
 
 /*
  * t, p: the cluster files; ps: answers known (a cache for t, or empty),
  * new answers added. rep: what was sent and what failed. -errno as
  * rp_probe_walk(); -ENOENT for an unknown host (err says so).
+ * budget_pps: the fabric-wide probe budget (0: none); then sl (may be
+ * NULL) gets the host's slot, probes are sent only in it and the walk starts at its first
+ * rail, and a budget rp_probe_budget_for() refuses is -EDOM with its
+ * reason in err. Answers from ps wait for no slot.
  */
 int rp_probe_host(const struct rp_topo *t, const struct rp_place *p,
 		  const char *host, const struct rp_probe_opts *o,
+		  unsigned int budget_pps, struct rp_probe_slot *sl,
 		  struct rp_probes *ps, struct rp_probe_report *rep,
 		  struct rp_err *err);
 

@@ -166,6 +166,32 @@ static struct rp_plan *replan_prev(struct rpd_replan *rp,
  * that got no answer fails the plan, naming the pair and the port: the
  * caller keeps the last good pins.
  */
+/* A refused budget is the config's error, said as one. */
+static void budget_err(const struct rpd_config *cfg, const char *why,
+		       char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: key 'probe_budget_pps': %s", cfg->path, why);
+}
+
+/* The slot this host was given, once per plan that probes. */
+static void log_slot(const struct rp_probe_slot *sl)
+{
+	char buf[160];
+
+	rp_probe_slot_fmt(sl, buf, sizeof(buf));
+	rpd_info("probe budget %u answers/s per switch: %s; waited %.1f s for it",
+		 sl->budget_pps, buf, sl->waited_ms / 1000.0);
+}
+
+/*
+ * Answers for the measured switches of t, for this host's flows: from the
+ * cache in the state directory while the topology file is the same, else
+ * probed (and cached), in this host's slot when probe_budget_pps is set.
+ * With live false (--check) nothing is sent, but a budget that cannot
+ * probe every flow in time is refused all the same. A port that got no
+ * answer fails the plan, naming the pair and the port: the caller keeps
+ * the last good pins.
+ */
 static int probe_for_plan(const struct rpd_config *cfg, const struct rp_topo *t,
 			  const struct rp_place *p, bool live,
 			  struct rp_probes *ps, char *err, size_t errlen)
@@ -176,6 +202,7 @@ static int probe_for_plan(const struct rpd_config *cfg, const struct rp_topo *t,
 		.rate_pps = cfg->probe_rate_pps,
 	};
 	struct rp_probe_report rep = { 0 };
+	struct rp_probe_slot sl;
 	struct rp_err perr;
 	char cache[4096];
 	size_t had;
@@ -183,15 +210,33 @@ static int probe_for_plan(const struct rpd_config *cfg, const struct rp_topo *t,
 
 	snprintf(cache, sizeof(cache), "%s/%s", cfg->state_dir, RPD_PROBE_CACHE);
 	rp_probe_cache_load(t, cache, ps);
-	if (!live)
-		return 0;
-	had = ps->n;
 	memset(&perr, 0, sizeof(perr));
-	ret = rp_probe_host(t, p, cfg->host, &o, ps, &rep, &perr);
+	if (!live) {
+		if (!cfg->probe_budget_pps)
+			return 0;
+		ret = rp_probe_budget_check(t, p, cfg->host, cfg->probe_rate_pps,
+					    cfg->probe_budget_pps, &sl, perr.msg,
+					    sizeof(perr.msg));
+		if (ret == -EDOM)
+			budget_err(cfg, perr.msg, err, errlen);
+		else if (ret)
+			snprintf(err, errlen, "probe budget for %s: %s", cfg->host,
+				 perr.msg);
+		return ret;
+	}
+	had = ps->n;
+	ret = rp_probe_host(t, p, cfg->host, &o, cfg->probe_budget_pps, &sl,
+			    ps, &rep, &perr);
+	if (ret == -EDOM) {
+		budget_err(cfg, perr.msg, err, errlen);
+		goto out;
+	}
 	if (ret) {
 		snprintf(err, errlen, "probing from %s: %s", cfg->host, perr.msg);
 		goto out;
 	}
+	if (cfg->probe_budget_pps && rep.ports)
+		log_slot(&sl);
 	rpd_info("probed %u ports (%u packets, %u answered) in %.2f s, %u from the cache",
 		 rep.ports, rep.packets, rep.answered, rep.seconds, rep.cached);
 	if (ps->n != had && mkdir(cfg->state_dir, 0755) && errno != EEXIST)
@@ -215,6 +260,34 @@ static int probe_for_plan(const struct rpd_config *cfg, const struct rp_topo *t,
 	}
 out:
 	rp_probe_report_free(&rep);
+	return ret;
+}
+
+int rpd_budget_check(const struct rpd_config *cfg, char *err, size_t errlen)
+{
+	struct rp_place *p = NULL;
+	struct rp_topo *t = NULL;
+	struct rp_probe_slot sl;
+	struct rp_err perr;
+	int ret = 0;
+
+	if (!cfg->probe_budget_pps)
+		return 0;
+	memset(&perr, 0, sizeof(perr));
+	/* files that do not load are the plan's to report, not the config's */
+	if (rp_topo_load(cfg->topology, &t, &perr) || !rp_topo_measured(t) ||
+	    rp_place_load(cfg->placement, t, &p, &perr))
+		goto out;
+	ret = rp_probe_budget_check(t, p, cfg->host, cfg->probe_rate_pps,
+				    cfg->probe_budget_pps, &sl, perr.msg,
+				    sizeof(perr.msg));
+	if (ret == -EDOM)
+		budget_err(cfg, perr.msg, err, errlen);
+	else
+		ret = 0;
+out:
+	rp_place_free(p);
+	rp_topo_free(t);
 	return ret;
 }
 

@@ -69,6 +69,15 @@ int rpd_plan_files(const struct rpd_config *cfg, struct rp_pins *out,
 int rpd_plan_files_sum(const struct rpd_config *cfg, struct rpd_replan *rp,
 		       struct rp_pins *out, struct rpd_plan_info *info,
 		       char *summary, size_t slen, char *err, size_t errlen);
+/*
+ * -EDOM (err names the config key, the time the budget achieves and the
+ * budget that fits) when cfg's probe_budget_pps cannot probe every flow of
+ * its files within RP_PROBE_BUDGET_BOUND_S; 0 otherwise, also when the
+ * files do not load yet (the plan reports that). For start-up and SIGHUP,
+ * so that such a config is refused whole, as any other bad value.
+ */
+int rpd_budget_check(const struct rpd_config *cfg, char *err, size_t errlen);
+
 /* "fnv1a64:" and 16 hex digits, as probe files write the topology's. */
 #define RPD_DIGEST_FMT "fnv1a64:%016llx"
 #define RPD_DIGEST_LEN 25

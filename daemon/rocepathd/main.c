@@ -305,8 +305,15 @@ static void reload(struct daemon *d, int64_t now)
 {
 	struct rpd_config nc;
 	char err[1024];
+	int ret;
 
-	if (rpd_config_load(d->cfg_path, &nc, err, sizeof(err))) {
+	ret = rpd_config_load(d->cfg_path, &nc, err, sizeof(err));
+	if (!ret) {
+		ret = rpd_budget_check(&nc, err, sizeof(err));
+		if (ret)
+			rpd_config_free(&nc);
+	}
+	if (ret) {
 		rpd_err("reload: %s; keeping the running configuration", err);
 		rpd_metrics_note_reload(&d->mx, false);
 		return;
@@ -627,6 +634,11 @@ int main(int argc, char **argv)
 	}
 	if (rpd_config_load(d.cfg_path, &d.cfg, err, sizeof(err))) {
 		fprintf(stderr, "Error: %s.\n", err);
+		return 1;
+	}
+	if (!check && rpd_budget_check(&d.cfg, err, sizeof(err))) {
+		fprintf(stderr, "Error: %s.\n", err);
+		rpd_config_free(&d.cfg);
 		return 1;
 	}
 	rpd_log_set_level(debug ? RPD_LOG_DEBUG : d.cfg.log_level);

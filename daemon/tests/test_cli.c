@@ -268,6 +268,10 @@ static const struct {
 	{ { "probe", "frob", "1" }, 1, "Error: probe: unknown argument \"frob\"" },
 	{ { "probe", "topology", "t", "placement", "p" }, 1,
 	  "Error: probe: topology, placement and host are required" },
+	{ { "probe", "schedule", "budget", "0" }, 1,
+	  "Error: probe schedule: budget \"0\": not a number in 1..1000000" },
+	{ { "probe", "schedule", "topology", "t", "budget", "10" }, 1,
+	  "Error: probe schedule: topology, budget and placement or flows are required" },
 };
 
 TEST(bad_input_rejected_before_sending)

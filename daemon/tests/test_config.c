@@ -78,6 +78,7 @@ TEST(good_minimal_defaults)
 	EXPECT_EQ(3, c.probe_tries);
 	EXPECT_EQ(500, c.probe_timeout_ms);
 	EXPECT_EQ(2, c.probe_ttl);
+	EXPECT_EQ(0, c.probe_budget_pps);
 	rpd_config_free(&c);
 }
 
@@ -86,7 +87,8 @@ TEST(probe_keys)
 {
 	const char *text = "{\"topology\": \"t.json\", \"placement\": \"p.json\","
 			   " \"probe_rate_pps\": 200, \"probe_tries\": 5,"
-			   " \"probe_timeout_ms\": 50, \"probe_ttl\": 3}";
+			   " \"probe_timeout_ms\": 50, \"probe_ttl\": 3,"
+			   " \"probe_budget_pps\": 1000}";
 	struct rpd_config c;
 	char err[512] = "";
 
@@ -95,6 +97,7 @@ TEST(probe_keys)
 	EXPECT_EQ(5, c.probe_tries);
 	EXPECT_EQ(50, c.probe_timeout_ms);
 	EXPECT_EQ(3, c.probe_ttl);
+	EXPECT_EQ(1000, c.probe_budget_pps);
 	rpd_config_free(&c);
 }
 
@@ -369,6 +372,9 @@ FIXTURE_VARIANT_ADD(bad, debounce_float) { .text = "{" TP ", \"debounce_ms\": 1.
 FIXTURE_VARIANT_ADD(bad, probe_rate_zero) { .text = "{" TP ", \"probe_rate_pps\": 0}", .key = "probe_rate_pps", .reason = "range" };
 FIXTURE_VARIANT_ADD(bad, probe_tries_big) { .text = "{" TP ", \"probe_tries\": 101}", .key = "probe_tries", .reason = "range" };
 FIXTURE_VARIANT_ADD(bad, probe_ttl_type) { .text = "{" TP ", \"probe_ttl\": \"2\"}", .key = "probe_ttl", .reason = "integer" };
+FIXTURE_VARIANT_ADD(bad, probe_budget_big) { .text = "{" TP ", \"probe_budget_pps\": 1000001}", .key = "probe_budget_pps", .reason = "range 0..1000000" };
+FIXTURE_VARIANT_ADD(bad, probe_budget_negative) { .text = "{" TP ", \"probe_budget_pps\": -1}", .key = "probe_budget_pps", .reason = "range" };
+FIXTURE_VARIANT_ADD(bad, probe_budget_float) { .text = "{" TP ", \"probe_budget_pps\": 0.5}", .key = "probe_budget_pps", .reason = "integer" };
 FIXTURE_VARIANT_ADD(bad, resync_big) { .text = "{" TP ", \"resync_interval_s\": 86401}", .key = "resync_interval_s", .reason = "range" };
 FIXTURE_VARIANT_ADD(bad, poll_big) { .text = "{" TP ", \"poll_interval_ms\": 3600001}", .key = "poll_interval_ms", .reason = "range" };
 FIXTURE_VARIANT_ADD(bad, poll_negative) { .text = "{" TP ", \"poll_interval_ms\": -1}", .key = "poll_interval_ms", .reason = "range" };

@@ -11,52 +11,61 @@ switch's control plane polices. A CRC-32 of the 5-tuple stands in for the
 measured leaf hash. Hosts send at RATE probes per second.
 
 Schedules:
-  none    every host starts at once (today)
-  budget  a per-switch budget B answers/s: hosts probe in slots of k
-          hosts, k = floor(0.8 B S / RATE) (S spines per plane, so k hosts
-          all on one plane keep the plane's spines under 0.8 B on average;
-          0.8 leaves room for the hash's skew), host i in slot i mod
-          ceil(H / k) (index in the topology), each slot as long as the
-          longest round; a host starts its walk at rail (i div slots) mod
-          RAILS, its rank in the slot (not i mod RAILS, which the slot
-          number fixes when slots is a multiple of RAILS), so that
-          concurrent hosts spread over the planes.
-  budget /R  the same with k R times larger, counting on that spread: k
-          hosts over R planes (the row shows whether the peak stays
-          under B).
-Per schedule: hosts per slot, slots, slot length, the time until every
-host has its answers, and the peak and mean answers per second on one
-spine (1 s bins), computed from every probe's send time and spine.
+  none    every host starts at once (no probe_budget_pps)
+  budget  rocepathd's schedule for probe_budget_pps B, taken from
+          `rocepath -j probe schedule topology FILE flows N budget B`
+          on the zone's topology file (gen.py), so the simulation runs
+          the daemon's own arithmetic (daemon/planner/plan_probe_budget.c):
+          slots of slot_ms on the wall clock, host i sending only in its
+          slot of each cycle (rate x slot_ms probes per slot, the rest in
+          the next cycle) and starting its walk at its first_rail.
+Per schedule: hosts per slot, slots, the cycle, the time until every host
+has its answers, the peak and mean answers per second on one spine (1 s
+bins, from every probe's send time and spine) and the daemon's model
+peak; a budget rocepathd refuses is shown with its reason.
 """
 import argparse
+import json
+import subprocess
 import zlib
 
 
-def walk(src, dst, want):
+def walk(src, dst, want, spines):
     """Spines answering the ports of one pair's walk, in order."""
     need, out, sport = set(want), bytearray(), 49152
     while need:
         key = src + dst + bytes([17]) + sport.to_bytes(2, 'big') + \
             (4791).to_bytes(2, 'big')
-        sp = zlib.crc32(key) % SPINES
+        sp = zlib.crc32(key) % spines
         out.append(sp)
         need.discard(sp)
         sport += 1
     return out
 
 
+def schedule(a, budget, flows):
+    """rocepathd's schedule for the topology, or (None, reason)."""
+    r = subprocess.run([a.rocepath, '-j', 'probe', 'schedule', 'topology',
+                        a.topology, 'flows', str(flows), 'budget', str(budget),
+                        'rate', str(a.rate)], capture_output=True, text=True)
+    if r.returncode:
+        return None, r.stderr.strip()
+    return json.loads(r.stdout), None
+
+
 def main():
-    global SPINES
     ap = argparse.ArgumentParser()
     ap.add_argument('--hosts', type=int, default=16384)
     ap.add_argument('--rails', type=int, default=8)
     ap.add_argument('--spines', type=int, default=16)
     ap.add_argument('--qps', type=int, default=4)
     ap.add_argument('--rate', type=int, default=50)
-    ap.add_argument('--budgets', default='5000,1000,500')
+    ap.add_argument('--budgets', default='5000,1000,500,200,100,20')
+    ap.add_argument('--rocepath', required=True)
+    ap.add_argument('--topology', required=True,
+                    help='gen.py zone of --hosts x --rails, --spines per plane')
     a = ap.parse_args()
-    SPINES = a.spines
-    H, R = a.hosts, a.rails
+    H, R, S = a.hosts, a.rails, a.spines
 
     def ip(host, rail):
         return bytes([10, rail, host >> 8, host & 255])
@@ -67,47 +76,48 @@ def main():
         dst = (h + 1) % H
         per_rail = []
         for r in range(R):
-            want = [(h + r + q * (SPINES // a.qps)) % SPINES
-                    for q in range(a.qps)]
-            per_rail.append(walk(ip(h, r), ip(dst, r), want))
+            want = [(h + r + q * (S // a.qps)) % S for q in range(a.qps)]
+            per_rail.append(walk(ip(h, r), ip(dst, r), want, S))
         rounds.append(per_rail)
     probes = [sum(len(x) for x in pr) for pr in rounds]
-    longest = max(probes) / a.rate
 
-    def simulate(k, rotate):
-        nslots = -(-H // k)
-        slot_s = longest
-        bins = {}
+    def simulate(slot_of, first_of, slot_s, cycle_s):
+        per_slot = max(1, int(a.rate * slot_s))
+        bins, end = {}, 0.0
         for h in range(H):
-            t0 = (h % nslots) * slot_s
             j = 0
-            # the rank within the slot, not h: h % nslots is the slot
-            first = (h // nslots) % R if rotate else 0
             for i in range(R):
-                r = (first + i) % R
+                r = (first_of(h) + i) % R
                 for sp in rounds[h][r]:
-                    b = (int(t0 + j / a.rate), r * SPINES + sp)
+                    t = (j // per_slot) * cycle_s + slot_of(h) * slot_s + \
+                        (j % per_slot) / a.rate
+                    b = (int(t), r * S + sp)
                     bins[b] = bins.get(b, 0) + 1
                     j += 1
-        peak = max(bins.values())
-        total = nslots * slot_s
-        mean = sum(probes) / (R * SPINES) / max(total, 1)
-        return nslots, slot_s, total, peak, mean
+            end = max(end, t + 1.0 / a.rate)
+        mean = sum(probes) / (R * S) / max(end, 1)
+        return end, max(bins.values()), mean
 
     print('%d hosts x %d rails, %d spines per rail plane, %d QPs per connection, '
           '%d probes/s per host; %.0f probes per host round (max %d)'
-          % (H, R, a.spines, a.qps, a.rate, sum(probes) / H, max(probes)))
-    fmt = '%-14s %7s %6s %7s %9s %13s %13s'
-    print(fmt % ('schedule', 'k', 'slots', 'slot_s', 'all_s',
-                 'peak/spine/s', 'mean/spine/s'))
-    n, s, t, p, m = simulate(H, False)
-    print(fmt % ('none', H, n, '%.1f' % s, '%.1f' % t, p, '%.0f' % m))
+          % (H, R, S, a.qps, a.rate, sum(probes) / H, max(probes)))
+    fmt = '%-12s %6s %5s %7s %7s %13s %13s %11s'
+    print(fmt % ('schedule', 'k', 'slots', 'cycle_s', 'all_s',
+                 'peak/spine/s', 'mean/spine/s', 'model_peak'))
+    end, peak, mean = simulate(lambda h: 0, lambda h: 0, 3600.0, 3600.0)
+    print(fmt % ('none', H, 1, '-', '%.1f' % end, peak, '%.0f' % mean, '-'))
     for b in (int(x) for x in a.budgets.split(',')):
-        for planes in (1, R):
-            k = min(H, max(1, int(0.8 * b * a.spines * planes / a.rate)))
-            n, s, t, p, m = simulate(k, True)
-            print(fmt % ('budget %d%s' % (b, ' /%d' % planes if planes > 1 else ''),
-                         k, n, '%.1f' % s, '%.1f' % t, p, '%.0f' % m))
+        sc, why = schedule(a, b, R * a.qps)
+        if not sc:
+            print('%-12s refused: %s' % ('budget %d' % b, why))
+            continue
+        slots = {e['index']: (e['slot'], e['first_rail']) for e in sc['schedule']}
+        slot_s, cycle_s = sc['slot_ms'] / 1000, sc['cycle_ms'] / 1000
+        end, peak, mean = simulate(lambda h: slots[h][0], lambda h: slots[h][1],
+                                   slot_s, cycle_s)
+        print(fmt % ('budget %d' % b, sc['hosts_per_slot'], sc['slots'],
+                     '%.0f' % cycle_s, '%.1f' % end, peak, '%.0f' % mean,
+                     '%.0f' % sc['peak_pps']))
 
 
 main()
