@@ -63,3 +63,16 @@ out:
 	free(base);
 	return ret;
 }
+
+bool rp_dir_of_exists(const char *path)
+{
+	char *dup = strdup(path);
+	struct stat st;
+	bool ok;
+
+	if (!dup)
+		return false;
+	ok = !stat(dirname(dup), &st) && S_ISDIR(st.st_mode);
+	free(dup);
+	return ok;
+}

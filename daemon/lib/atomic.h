@@ -20,4 +20,10 @@
 int rp_write_atomic(const char *path, bool sync,
 		    int (*render)(FILE *fp, void *arg), void *arg);
 
+/*
+ * Whether the directory path would be written in exists: where it does
+ * not (no node_exporter, no RuntimeDirectory) the writers skip quietly.
+ */
+bool rp_dir_of_exists(const char *path);
+
 #endif /* ROCEPATH_ATOMIC_H */

@@ -13,6 +13,7 @@
 #include <linux/rocepath.h>
 
 #include "rpd_config.h"
+#include "rpd_status.h"
 #include "objs.h"
 
 static const struct {
@@ -293,6 +294,7 @@ int rpd_config_parse(const char *text, const char *path, struct rpd_config *cfg,
 	const char *topology = NULL, *placement = NULL, *host = NULL;
 	const char *state_dir = RPD_STATE_DIR_DEFAULT, *prev_place = NULL;
 	const char *mpath = RPD_METRICS_PATH_DEFAULT;
+	const char *status = RPD_STATUS_FILE_DEFAULT;
 	enum json_tokener_error jerr;
 	struct json_tokener *tok;
 	json_object *root;
@@ -397,9 +399,14 @@ parsed:
 			ret = parse_dcqcn(val, path, cfg, err, errlen);
 		} else if (!strcmp(key, "metrics")) {
 			ret = parse_metrics(val, path, cfg, &mpath, err, errlen);
+		} else if (!strcmp(key, "status_file")) {
+			if (json_object_is_type(val, json_type_null))
+				status = NULL;
+			else
+				ret = get_string(val, path, key, &status, err, errlen);
 		} else {
 			ret = cfg_err(err, errlen, path, key,
-				      "unknown key (known: topology, placement, host, dcqcn, metrics, log_level, debounce_ms, resync_interval_s, poll_interval_ms, stable_replan, state_dir, previous_placement, probe_rate_pps, probe_tries, probe_timeout_ms, probe_ttl, probe_budget_pps)");
+				      "unknown key (known: topology, placement, host, dcqcn, metrics, log_level, debounce_ms, resync_interval_s, poll_interval_ms, stable_replan, state_dir, previous_placement, probe_rate_pps, probe_tries, probe_timeout_ms, probe_ttl, probe_budget_pps, status_file)");
 		}
 		if (ret)
 			goto out;
@@ -419,6 +426,13 @@ parsed:
 	if (mpath) {
 		cfg->metrics_path = resolve_path(path, mpath);
 		if (!cfg->metrics_path) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	if (status) {
+		cfg->status_file = resolve_path(path, status);
+		if (!cfg->status_file) {
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -521,6 +535,7 @@ void rpd_config_free(struct rpd_config *cfg)
 	free(cfg->placement);
 	free(cfg->host);
 	free(cfg->metrics_path);
+	free(cfg->status_file);
 	free(cfg->state_dir);
 	free(cfg->previous_placement);
 	free(cfg->dcqcn);

@@ -71,6 +71,7 @@ struct rpd_config {
 	int resync_s;		/* periodic pin check, 0 = off */
 	int poll_ms;		/* stat poll of the two files, 0 = off */
 	char *metrics_path;	/* Prometheus textfile, NULL = not written */
+	char *status_file;	/* rpd_status.h, NULL = not written */
 	int metrics_interval_s;	/* metrics and QP check period, 0 = off */
 	bool stable_replan;	/* re-plan with a previous placement (default) */
 	char *state_dir;	/* where the re-plan state is kept */

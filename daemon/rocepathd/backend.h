@@ -14,6 +14,7 @@
 #include "reconcile.h"
 
 #include "replan_state.h"
+#include "rpd_status.h"	/* RPD_DIGEST_FMT */
 
 struct rp_nl;
 
@@ -78,8 +79,5 @@ int rpd_plan_files_sum(const struct rpd_config *cfg, struct rpd_replan *rp,
  */
 int rpd_budget_check(const struct rpd_config *cfg, char *err, size_t errlen);
 
-/* "fnv1a64:" and 16 hex digits, as probe files write the topology's. */
-#define RPD_DIGEST_FMT "fnv1a64:%016llx"
-#define RPD_DIGEST_LEN 25
 
 #endif

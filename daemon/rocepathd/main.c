@@ -30,8 +30,10 @@
 #include "rpd_log.h"
 #include "rp_netlink.h"
 #include "reconcile.h"
+#include "out.h"
 #include "sd_notify.h"
 #include "statpoll.h"
+#include "status.h"
 #include "watch.h"
 
 #define RPD_VERSION "0.1"
@@ -53,6 +55,7 @@ struct daemon {
 	bool have_genl;
 	struct rpd_linkmon lm;
 	struct rpd_metrics mx;
+	struct rpd_status_out so;
 	int sfd;
 	bool module;		/* family present, request socket open */
 	bool ready;		/* READY=1 sent */
@@ -79,11 +82,13 @@ static int64_t now_ms(void)
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"Usage: rocepathd [-c FILE] [-n] [-t] [-d] [-V] [-h]\n"
+		"Usage: rocepathd [-c FILE] [-n] [-t] [-s] [-d] [-V] [-h]\n"
 		"  -c, --config FILE  configuration (default " RPD_CONFIG_DEFAULT ")\n"
 		"  -n, --dry-run      plan and log, never touch the kernel\n"
 		"  -t, --check        check the config and plan once, print this host's\n"
 		"                     pins, exit (0: good, 1: bad)\n"
+		"  -s, --status       print what the running daemon plans with (its\n"
+		"                     status file), exit (0: running, 1: not)\n"
 		"  -d, --debug        log level debug (overrides the config)\n"
 		"  -V, --version      print the version\n"
 		"  -h, --help         this help\n"
@@ -221,6 +226,17 @@ static void kernel_work(struct daemon *d, int64_t now)
 	status(d);
 }
 
+/*
+ * A dry run on a real host must not overwrite the real daemon's status:
+ * it writes only a status file its config names.
+ */
+static const char *status_path(const struct daemon *d)
+{
+	const char *p = d->cfg.status_file;
+
+	return d->dry_run && p && !strcmp(p, RPD_STATUS_FILE_DEFAULT) ? NULL : p;
+}
+
 static void do_plan(struct daemon *d)
 {
 	int ret;
@@ -239,6 +255,8 @@ static void do_plan(struct daemon *d)
 	 */
 	malloc_trim(0);
 	rpd_metrics_note_plan(&d->mx, ret);
+	rpd_status_note(&d->so, status_path(d), &d->r, &d->k.plan_info,
+			ret >= 0);
 	if (ret >= 0) {
 		const struct rpd_plan_info *in = &d->k.plan_info;
 
@@ -442,6 +460,39 @@ static int check_once(struct daemon *d)
 	return 0;
 }
 
+/* --status: the running daemon's status file, as `rocepath stats` shows it. */
+static int status_once(const struct rpd_config *cfg)
+{
+	struct rp_out *o;
+	struct rpd_status st;
+	char err[1200];
+	bool running;
+	int ret;
+
+	if (!cfg->status_file) {
+		fprintf(stderr, "Error: %s: key 'status_file' is null: the daemon writes no status.\n",
+			cfg->path);
+		return 1;
+	}
+	ret = rpd_status_read(cfg->status_file, &st, err, sizeof(err));
+	if (ret && ret != -ENOENT) {
+		fprintf(stderr, "Error: %s.\n", err);
+		return 1;
+	}
+	running = !ret && rpd_status_running(&st);
+	o = rp_out_new(stdout, false, false);
+	if (!o)
+		return 1;
+	rpd_status_print(o, cfg->status_file, ret ? NULL : &st, running);
+	rp_out_free(o);
+	if (!running) {
+		fprintf(stderr, "Error: rocepathd is not running%s.\n",
+			ret ? "" : ": the status above is from its last plan");
+		return 1;
+	}
+	return 0;
+}
+
 static void add_fd(struct pollfd *p, int *n, int fd)
 {
 	if (fd < 0)
@@ -591,18 +642,19 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "check", no_argument, NULL, 't' },
+		{ "status", no_argument, NULL, 's' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct daemon d = { .cfg_path = RPD_CONFIG_DEFAULT, .sfd = -1 };
-	bool check = false, debug = false;
+	bool check = false, debug = false, show_status = false;
 	char err[1024];
 	int c, ret;
 
 	rpd_log_init();
-	while ((c = getopt_long(argc, argv, "c:ntdVh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:ntsdVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			d.cfg_path = optarg;
@@ -612,6 +664,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			check = true;
+			break;
+		case 's':
+			show_status = true;
 			break;
 		case 'd':
 			debug = true;
@@ -636,12 +691,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "Error: %s.\n", err);
 		return 1;
 	}
-	if (!check && rpd_budget_check(&d.cfg, err, sizeof(err))) {
+	if (!check && !show_status && rpd_budget_check(&d.cfg, err, sizeof(err))) {
 		fprintf(stderr, "Error: %s.\n", err);
 		rpd_config_free(&d.cfg);
 		return 1;
 	}
 	rpd_log_set_level(debug ? RPD_LOG_DEBUG : d.cfg.log_level);
+	if (show_status) {
+		ret = status_once(&d.cfg);
+		rpd_config_free(&d.cfg);
+		return ret;
+	}
 	if (check) {
 		ret = check_once(&d);
 		rpd_config_free(&d.cfg);

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* rocepathd Prometheus metrics: collect, render, write atomically. */
 #include <errno.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "atomic.h"
 #include "rpd_log.h"
@@ -411,19 +409,6 @@ static void data_free(struct rpd_metrics_data *d)
 	rp_dcqcns_free(&d->dcqcns);
 }
 
-static bool dir_exists(const char *path)
-{
-	char *dup = strdup(path);
-	struct stat st;
-	bool ok;
-
-	if (!dup)
-		return false;
-	ok = !stat(dirname(dup), &st) && S_ISDIR(st.st_mode);
-	free(dup);
-	return ok;
-}
-
 int rpd_metrics_tick(struct rpd_metrics *m, const char *path, struct rp_nl *nl,
 		     const struct rpd_reconciler *r,
 		     const struct rpd_plan_info *info)
@@ -438,7 +423,7 @@ int rpd_metrics_tick(struct rpd_metrics *m, const char *path, struct rp_nl *nl,
 	}
 	if (!path)
 		goto out;
-	if (!dir_exists(path)) {
+	if (!rp_dir_of_exists(path)) {
 		if (!m->dir_missing_logged)
 			rpd_info("metrics: directory of %s does not exist (no node_exporter textfile collector?); not writing metrics until it does",
 				 path);

@@ -213,6 +213,10 @@ static const struct {
 	{ { "dcqcn", "set", "dev", "rxe0", "rp-ai-rate", "5" }, 1,
 	  "Error: dcqcn set: unknown parameter \"rp-ai-rate\"" },
 	{ { "stats", "extra" }, 1, "Error: stats: unknown argument \"extra\"" },
+	/* the daemon's config is read before the module is asked */
+	{ { "stats", "config", "/nonexistent.conf" }, 1,
+	  "Error: stats: /nonexistent.conf: cannot open: No such file or directory." },
+	{ { "stats", "config" }, 1, "Error: stats: \"config\" needs a value" },
 	{ { "monitor", "extra" }, 1, "Error: monitor: unknown argument" },
 	{ { "place", "topology", "t.json", "placement", "p.json" }, 1,
 	  "Error: place: topology, placement, job and hosts are required." },

@@ -17,6 +17,7 @@
 #include "kselftest_harness.h"
 
 #include "rpd_config.h"
+#include "rpd_status.h"
 #include "objs.h"
 #include "rpd_log.h"
 
@@ -79,6 +80,25 @@ TEST(good_minimal_defaults)
 	EXPECT_EQ(500, c.probe_timeout_ms);
 	EXPECT_EQ(2, c.probe_ttl);
 	EXPECT_EQ(0, c.probe_budget_pps);
+	EXPECT_STREQ(RPD_STATUS_FILE_DEFAULT, c.status_file);
+	rpd_config_free(&c);
+}
+
+/* "status_file": relative to the config's directory; null turns it off. */
+TEST(status_file_key)
+{
+	struct rpd_config c;
+	char err[512] = "";
+
+	ASSERT_EQ(0, rpd_config_parse("{\"topology\": \"t\", \"placement\": \"p\","
+				      " \"status_file\": \"st.json\"}", "/etc/r/c.conf",
+				      &c, err, sizeof(err))) TH_LOG("%s", err);
+	EXPECT_STREQ("/etc/r/st.json", c.status_file);
+	rpd_config_free(&c);
+	ASSERT_EQ(0, rpd_config_parse("{\"topology\": \"t\", \"placement\": \"p\","
+				      " \"status_file\": null}", "c.conf", &c, err,
+				      sizeof(err))) TH_LOG("%s", err);
+	EXPECT_EQ(NULL, c.status_file);
 	rpd_config_free(&c);
 }
 
@@ -375,6 +395,8 @@ FIXTURE_VARIANT_ADD(bad, probe_ttl_type) { .text = "{" TP ", \"probe_ttl\": \"2\
 FIXTURE_VARIANT_ADD(bad, probe_budget_big) { .text = "{" TP ", \"probe_budget_pps\": 1000001}", .key = "probe_budget_pps", .reason = "range 0..1000000" };
 FIXTURE_VARIANT_ADD(bad, probe_budget_negative) { .text = "{" TP ", \"probe_budget_pps\": -1}", .key = "probe_budget_pps", .reason = "range" };
 FIXTURE_VARIANT_ADD(bad, probe_budget_float) { .text = "{" TP ", \"probe_budget_pps\": 0.5}", .key = "probe_budget_pps", .reason = "integer" };
+FIXTURE_VARIANT_ADD(bad, status_file_type) { .text = "{" TP ", \"status_file\": 1}", .key = "status_file", .reason = "string" };
+FIXTURE_VARIANT_ADD(bad, status_file_empty) { .text = "{" TP ", \"status_file\": \"\"}", .key = "status_file", .reason = "empty" };
 FIXTURE_VARIANT_ADD(bad, resync_big) { .text = "{" TP ", \"resync_interval_s\": 86401}", .key = "resync_interval_s", .reason = "range" };
 FIXTURE_VARIANT_ADD(bad, poll_big) { .text = "{" TP ", \"poll_interval_ms\": 3600001}", .key = "poll_interval_ms", .reason = "range" };
 FIXTURE_VARIANT_ADD(bad, poll_negative) { .text = "{" TP ", \"poll_interval_ms\": -1}", .key = "poll_interval_ms", .reason = "range" };

@@ -333,7 +333,7 @@ TEST(daemon_dry_run_lifecycle)
 	put(path, RING_AB);
 	snprintf(path, sizeof(path), "%s/rocepathd.conf", dir);
 	put(path, "{\"topology\": \"topology.json\", \"placement\": \"placement.json\","
-		  " \"host\": \"a\", \"log_level\": \"error\"}");
+		  " \"host\": \"a\", \"log_level\": \"error\", \"status_file\": null}");
 
 	pid = fork();
 	ASSERT_GE(pid, 0);
@@ -490,6 +490,123 @@ TEST(daemon_poll_sees_unwatched_writes)
 		TH_LOG("%s", all);
 	kill(pid, SIGTERM);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/* Runs bin with args, stdout into out; the exit status (-1: not run). */
+static int run_cmd(char *argv[], char *out, size_t len)
+{
+	int pfd[2], status;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe(pfd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(pfd[1], 1);
+		dup2(null, 2);
+		close(pfd[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (got < len - 1 && (n = read(pfd[0], out + got, len - 1 - got)) > 0)
+		got += n;
+	out[got] = '\0';
+	close(pfd[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* The line rocepath_plan_info gives, in --check's "digest plan ..." form. */
+static bool metric_digests(const char *prom, char *line, size_t len)
+{
+	static const char *const keys[] = { "plan", "input", "topology",
+					    "placement", "probes" };
+	char text[16384] = "", label[32];
+	const char *info, *v;
+	size_t off = 0;
+	FILE *f = fopen(prom, "r");
+
+	if (!f)
+		return false;
+	text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+	fclose(f);
+	info = strstr(text, "\nrocepath_plan_info{");
+	if (!info)
+		return false;
+	off += snprintf(line, len, "digest");
+	for (int i = 0; i < 5; i++) {
+		snprintf(label, sizeof(label), "%s_digest=\"", keys[i]);
+		v = strstr(info, label);
+		if (!v)
+			return false;
+		v += strlen(label);
+		off += snprintf(line + off, len - off, " %s %.24s", keys[i], v);
+	}
+	snprintf(line + off, len - off, "\n");
+	return true;
+}
+
+/*
+ * rocepathd --status shows what the running daemon plans with: the same
+ * digests as its rocepath_plan_info metric and as --check on the same
+ * files; once the daemon is gone it says so and exits 1.
+ */
+TEST(daemon_status_matches_metric)
+{
+	char bin[600], dir[] = "/tmp/rocepathd-status-XXXXXX", conf[700];
+	char sock[700], all[4096] = "", prom[700], cmd[800];
+	char out[4096], check[4096], want[512] = "";
+	char *st_argv[] = { bin, "--status", "-c", conf, NULL };
+	char *ck_argv[] = { bin, "--check", "-c", conf, NULL };
+	const char *line;
+	int fd, status, tries;
+	pid_t pid;
+
+	if (daemon_path(bin, sizeof(bin)))
+		SKIP(return, "daemon binary not built (%s)", bin);
+	fd = e2e_setup(dir, sock, sizeof(sock));
+	ASSERT_GE(fd, 0);
+	snprintf(conf, sizeof(conf), "%s/placement.json", dir);
+	put(conf, RING_AB);
+	snprintf(prom, sizeof(prom), "%s/rocepath.prom", dir);
+	snprintf(conf, sizeof(conf), "%s/rocepathd.conf", dir);
+	put(conf, "{\"topology\": \"topology.json\", \"placement\": \"placement.json\","
+		  " \"host\": \"a\", \"log_level\": \"error\","
+		  " \"metrics\": {\"path\": \"rocepath.prom\", \"interval_s\": 1},"
+		  " \"status_file\": \"status.json\"}");
+
+	pid = start_daemon(bin, conf, sock);
+	ASSERT_GE(pid, 0);
+	EXPECT_TRUE(wait_note(fd, "READY=1", 20000, all, sizeof(all)))
+		TH_LOG("%s", all);
+	for (tries = 0; tries < 100 && !metric_digests(prom, want, sizeof(want)); tries++)
+		usleep(50000);
+	ASSERT_NE(0, want[0]) TH_LOG("no rocepath_plan_info in %s", prom);
+	ASSERT_EQ(0, run_cmd(st_argv, out, sizeof(out))) TH_LOG("%s", out);
+	TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, " running, status of ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "plan valid, 1 pin, last plan ok"));
+	line = strstr(out, "digest plan ");
+	ASSERT_NE(NULL, line);
+	EXPECT_STREQ(want, line);
+	ASSERT_EQ(0, run_cmd(ck_argv, check, sizeof(check)));
+	EXPECT_NE(NULL, strstr(check, want)) TH_LOG("%s", check);
+
+	kill(pid, SIGTERM);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(1, run_cmd(st_argv, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "NOT running")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
 	close(fd);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	EXPECT_EQ(0, system(cmd));

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/* rocepathd's status file: written by the daemon, read by the tools. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+
+#include "atomic.h"
+#include "out.h"
+#include "rpd_status.h"
+
+static const char *const digest_keys[] = { "plan_digest", "input_digest",
+	"topology_digest", "placement_digest", "probes_digest" };
+
+/* in digest_keys' order */
+static void digests(const struct rpd_status *st, uint64_t v[5])
+{
+	v[0] = st->plan;
+	v[1] = st->input;
+	v[2] = st->topology;
+	v[3] = st->placement;
+	v[4] = st->probes;
+}
+
+static json_object *digest_json(const struct rpd_status *st, int i)
+{
+	char buf[RPD_DIGEST_LEN + 1];
+	uint64_t v[5];
+
+	if (!st->plan_valid)
+		return NULL;	/* json-c's null */
+	digests(st, v);
+	snprintf(buf, sizeof(buf), RPD_DIGEST_FMT, (unsigned long long)v[i]);
+	return json_object_new_string(buf);
+}
+
+static int render(FILE *fp, void *arg)
+{
+	const struct rpd_status *st = arg;
+	json_object *o = json_object_new_object();
+	int ret = 0;
+
+	if (!o)
+		return -ENOMEM;
+	json_object_object_add(o, "pid", json_object_new_int64(st->pid));
+	json_object_object_add(o, "updated", json_object_new_int64(st->updated));
+	json_object_object_add(o, "plan_valid", json_object_new_boolean(st->plan_valid));
+	json_object_object_add(o, "last_plan_ok", json_object_new_boolean(st->last_plan_ok));
+	json_object_object_add(o, "pins", json_object_new_int64(st->pins));
+	for (int i = 0; i < 5; i++)
+		json_object_object_add(o, digest_keys[i], digest_json(st, i));
+	json_object_object_add(o, "last_error", st->last_error[0] ?
+			       json_object_new_string(st->last_error) : NULL);
+	if (fprintf(fp, "%s\n", json_object_to_json_string_ext(o,
+		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+		ret = -EIO;
+	json_object_put(o);
+	return ret;
+}
+
+int rpd_status_write(const char *path, const struct rpd_status *st)
+{
+	/* no fsync: the file is in /run and describes this boot only */
+	return rp_write_atomic(path, false, render, (void *)st);
+}
+
+static int bad(char *err, size_t errlen, const char *path, const char *key,
+	       const char *why)
+{
+	snprintf(err, errlen, "%s: key '%s': %s", path, key, why);
+	return -EINVAL;
+}
+
+static int get_int(json_object *root, const char *key, int64_t *v)
+{
+	json_object *x;
+
+	if (!json_object_object_get_ex(root, key, &x) ||
+	    !json_object_is_type(x, json_type_int))
+		return -EINVAL;
+	*v = json_object_get_int64(x);
+	return 0;
+}
+
+static int get_bool(json_object *root, const char *key, bool *v)
+{
+	json_object *x;
+
+	if (!json_object_object_get_ex(root, key, &x) ||
+	    !json_object_is_type(x, json_type_boolean))
+		return -EINVAL;
+	*v = json_object_get_boolean(x);
+	return 0;
+}
+
+static int parse(json_object *root, const char *path, struct rpd_status *st,
+		 char *err, size_t errlen)
+{
+	static const char *const ints[] = { "pid", "updated", "pins" };
+	static const char *const bools[] = { "plan_valid", "last_plan_ok" };
+	bool *bv[] = { &st->plan_valid, &st->last_plan_ok };
+	uint64_t dv[5] = { 0 };
+	json_object *x;
+	int64_t iv[3];
+
+	if (!json_object_is_type(root, json_type_object))
+		return bad(err, errlen, path, "", "not a JSON object");
+	for (int i = 0; i < 3; i++)
+		if (get_int(root, ints[i], &iv[i]) || iv[i] < 0)
+			return bad(err, errlen, path, ints[i],
+				   "missing or not a non-negative integer");
+	st->pid = iv[0];
+	st->updated = iv[1];
+	st->pins = iv[2];
+	for (int i = 0; i < 2; i++)
+		if (get_bool(root, bools[i], bv[i]))
+			return bad(err, errlen, path, bools[i],
+				   "missing or not true or false");
+	for (int i = 0; i < 5 && st->plan_valid; i++) {
+		unsigned long long v;
+		int end = 0;
+		const char *s;
+
+		if (!json_object_object_get_ex(root, digest_keys[i], &x) ||
+		    !json_object_is_type(x, json_type_string))
+			return bad(err, errlen, path, digest_keys[i],
+				   "missing or not a string");
+		s = json_object_get_string(x);
+		if (strlen(s) != RPD_DIGEST_LEN - 1 ||
+		    sscanf(s, "fnv1a64:%16llx%n", &v, &end) != 1 ||
+		    end != RPD_DIGEST_LEN - 1)
+			return bad(err, errlen, path, digest_keys[i],
+				   "not fnv1a64: and 16 hex digits");
+		dv[i] = v;
+	}
+	st->plan = dv[0];
+	st->input = dv[1];
+	st->topology = dv[2];
+	st->placement = dv[3];
+	st->probes = dv[4];
+	if (json_object_object_get_ex(root, "last_error", &x) &&
+	    json_object_is_type(x, json_type_string))
+		snprintf(st->last_error, sizeof(st->last_error), "%s",
+			 json_object_get_string(x));
+	return 0;
+}
+
+int rpd_status_read(const char *path, struct rpd_status *st, char *err,
+		    size_t errlen)
+{
+	json_object *root;
+	FILE *f;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	f = fopen(path, "re");
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	fclose(f);
+	root = json_object_from_file(path);
+	if (!root) {
+		snprintf(err, errlen, "%s: not valid JSON", path);
+		return -EINVAL;
+	}
+	ret = parse(root, path, st, err, errlen);
+	json_object_put(root);
+	return ret;
+}
+
+bool rpd_status_running(const struct rpd_status *st)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (st->pid <= 0 || (kill(st->pid, 0) && errno != EPERM))
+		return false;
+	/* a pid reused since the daemon died is someone else's */
+	snprintf(path, sizeof(path), "/proc/%ld/comm", st->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strcmp(comm, "rocepathd\n");
+}
+
+void rpd_status_print(struct rp_out *o, const char *path,
+		      const struct rpd_status *st, bool running)
+{
+	char buf[RPD_DIGEST_LEN + 1], when[32] = "?";
+	uint64_t v[5];
+	struct tm tm;
+	time_t t;
+
+	rp_out_string(o, "status_file", NULL, path);
+	if (!st) {
+		rp_out_bool(o, "running", NULL, false);
+		rp_out_text(o, "rocepathd: no status in %s (not running here, or \"status_file\" elsewhere)\n",
+			    path);
+		return;
+	}
+	t = st->updated;
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	rp_out_text(o, "rocepathd pid %ld %s, status of %s: ", st->pid,
+		    running ? "running" : "NOT running", when);
+	rp_out_bool(o, "running", NULL, running);
+	rp_out_int(o, "pid", NULL, st->pid);
+	rp_out_int(o, "updated", NULL, st->updated);
+	rp_out_bool(o, "plan_valid", NULL, st->plan_valid);
+	rp_out_bool(o, "last_plan_ok", NULL, st->last_plan_ok);
+	rp_out_uint(o, "pins", NULL, st->pins);
+	rp_out_text(o, "%s, %llu pin%s, last plan %s\n",
+		    st->plan_valid ? "plan valid" : "no good plan yet",
+		    (unsigned long long)st->pins, st->pins == 1 ? "" : "s",
+		    st->last_plan_ok ? "ok" : "failed");
+	digests(st, v);
+	for (int i = 0; i < 5; i++) {
+		snprintf(buf, sizeof(buf), RPD_DIGEST_FMT, (unsigned long long)v[i]);
+		if (st->plan_valid)
+			rp_out_string(o, digest_keys[i], NULL, buf);
+		else
+			rp_out_null(o, digest_keys[i], NULL);
+	}
+	/* the line --check prints, so the two compare with diff */
+	if (st->plan_valid)
+		rp_out_text(o, "digest plan " RPD_DIGEST_FMT " input " RPD_DIGEST_FMT
+			    " topology " RPD_DIGEST_FMT " placement " RPD_DIGEST_FMT
+			    " probes " RPD_DIGEST_FMT "\n",
+			    (unsigned long long)st->plan,
+			    (unsigned long long)st->input,
+			    (unsigned long long)st->topology,
+			    (unsigned long long)st->placement,
+			    (unsigned long long)st->probes);
+	if (st->last_error[0])
+		rp_out_string(o, "last_error", "last error: %s\n", st->last_error);
+	else
+		rp_out_null(o, "last_error", NULL);
+}
