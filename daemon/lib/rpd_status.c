@@ -74,26 +74,16 @@ static int bad(char *err, size_t errlen, const char *path, const char *key,
 	return -EINVAL;
 }
 
-static int get_int(json_object *root, const char *key, int64_t *v)
+/* @root's member @key when it has @type, else NULL. */
+static json_object *member(json_object *root, const char *key,
+			   enum json_type type)
 {
 	json_object *x;
 
 	if (!json_object_object_get_ex(root, key, &x) ||
-	    !json_object_is_type(x, json_type_int))
-		return -EINVAL;
-	*v = json_object_get_int64(x);
-	return 0;
-}
-
-static int get_bool(json_object *root, const char *key, bool *v)
-{
-	json_object *x;
-
-	if (!json_object_object_get_ex(root, key, &x) ||
-	    !json_object_is_type(x, json_type_boolean))
-		return -EINVAL;
-	*v = json_object_get_boolean(x);
-	return 0;
+	    !json_object_is_type(x, type))
+		return NULL;
+	return x;
 }
 
 static int parse(json_object *root, const char *path, struct rpd_status *st,
@@ -108,24 +98,30 @@ static int parse(json_object *root, const char *path, struct rpd_status *st,
 
 	if (!json_object_is_type(root, json_type_object))
 		return bad(err, errlen, path, "", "not a JSON object");
-	for (int i = 0; i < 3; i++)
-		if (get_int(root, ints[i], &iv[i]) || iv[i] < 0)
+	for (int i = 0; i < 3; i++) {
+		x = member(root, ints[i], json_type_int);
+		iv[i] = x ? json_object_get_int64(x) : -1;
+		if (iv[i] < 0)
 			return bad(err, errlen, path, ints[i],
 				   "missing or not a non-negative integer");
+	}
 	st->pid = iv[0];
 	st->updated = iv[1];
 	st->pins = iv[2];
-	for (int i = 0; i < 2; i++)
-		if (get_bool(root, bools[i], bv[i]))
+	for (int i = 0; i < 2; i++) {
+		x = member(root, bools[i], json_type_boolean);
+		if (!x)
 			return bad(err, errlen, path, bools[i],
 				   "missing or not true or false");
+		*bv[i] = json_object_get_boolean(x);
+	}
 	for (int i = 0; i < 5 && st->plan_valid; i++) {
 		unsigned long long v;
 		int end = 0;
 		const char *s;
 
-		if (!json_object_object_get_ex(root, digest_keys[i], &x) ||
-		    !json_object_is_type(x, json_type_string))
+		x = member(root, digest_keys[i], json_type_string);
+		if (!x)
 			return bad(err, errlen, path, digest_keys[i],
 				   "missing or not a string");
 		s = json_object_get_string(x);
@@ -141,8 +137,8 @@ static int parse(json_object *root, const char *path, struct rpd_status *st,
 	st->topology = dv[2];
 	st->placement = dv[3];
 	st->probes = dv[4];
-	if (json_object_object_get_ex(root, "last_error", &x) &&
-	    json_object_is_type(x, json_type_string))
+	x = member(root, "last_error", json_type_string);
+	if (x)
 		snprintf(st->last_error, sizeof(st->last_error), "%s",
 			 json_object_get_string(x));
 	return 0;
