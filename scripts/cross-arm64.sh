@@ -40,6 +40,6 @@ PKG_CONFIG_LIBDIR=/usr/lib/$CROSS/pkgconfig:/usr/share/pkgconfig \
 	make -s -C "$out/daemon" -j2 CC=$CROSS-gcc CACHE="$CACHE" all
 # The helpers the arm64 lane's tests use (not mpi_allreduce: no arm64 mpicc).
 make -s -C "$TOP/selftests" CC=$CROSS-gcc OUTPUT="$out/selftests" \
-	"$out/selftests/pin_qp_churn" "$out/selftests/qp_modify_flood"
+	"$out/selftests/pin_qp_churn" "$out/selftests/qp_modify_flood" "$out/selftests/ynl_client"
 file "$out/daemon/rocepath" | grep -q aarch64 || die "$out/daemon/rocepath is not an arm64 binary"
 echo "cross-arm64: modules for ${rels[*]}, userspace in ${out#"$TOP"/}" >&2

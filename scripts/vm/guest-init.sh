@@ -42,6 +42,8 @@ ttimeout=${RPVM_timeout:-300}
 read -r rel </proc/sys/kernel/osrelease
 
 : >/etc/machine-id
+# Marks a test guest: selftests/ynl_client starts its server only here.
+: >/run/rpvm.guest
 console "stage 2 started"
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 
