@@ -8,7 +8,9 @@
 #   build   the module for both test kernels, the CLI/daemon, the unit tests
 #   unit    each daemon/tests/bin/test_* under valgrind (leaks fail)
 #   vm      each selftests/Makefile TEST_PROGS entry on each test kernel
-#           (6.1, then 6.12), through scripts/vm/run.sh
+#           (6.1, then 6.12), through scripts/vm/run.sh: those that boot
+#           the default way in one boot per kernel (run.sh -b), the others
+#           alone
 # A failed stage or test does not stop the others. Counting: one result per
 # static check, per build, per unit-test case (TEST() in the binary), per
 # selftest subtest (its TAP lines) on each kernel; a test binary or selftest
@@ -392,12 +394,17 @@ done
 # in the log. Any other failure counts at once. A long test can say how far
 # it got with "# rpvm-resume: VALUE" lines: the retry gets the last one as
 # RPVM_RESUME and need not redo that part (the unload stress's cycles).
-vm_test() { # KERNEL TEST
+vm_test() { # KERNEL TEST [FIRST_OUTPUT FIRST_RC]: the second two, a batch's run of it
 	local out rc try resume envs=()
 	out=$(mktemp) || return 1
 	for try in 1 2; do
-		env "${envs[@]}" scripts/vm/run.sh -a "$arch" -k "$1" "selftests/$2" >"$out" 2>&1 </dev/null
-		rc=$?
+		if [ "$try" = 1 ] && [ $# -ge 4 ]; then
+			cp "$3" "$out"
+			rc=$4
+		else
+			env "${envs[@]}" scripts/vm/run.sh -a "$arch" -k "$1" "selftests/$2" >"$out" 2>&1 </dev/null
+			rc=$?
+		fi
 		if [ "$try" = 1 ] && [ "$rc" != 0 ] && [ "$rc" != 4 ] &&
 			grep -q '^# vm: emulator-fault:' "$out"; then
 			sed 's/^/# first run: /' "$out"
@@ -412,6 +419,53 @@ vm_test() { # KERNEL TEST
 	cat "$out"
 	rm -f "$out"
 	return "$rc"
+}
+
+# Tests that boot alike share one boot of the guests (run.sh -b): each
+# runs after the one before, with the kernel scan and the check that it
+# left the guests as it found them (Documentation/testing.rst, "Batches").
+# Each test's output and exit code then go to tap_test as a lone run's
+# would. A test lost to an emulator fault runs again alone, as vm_test
+# retries; tests the batch never ran (an earlier one hung, panicked or
+# left state behind) run in a fresh batch. ROCEPATH_CHECK_BATCH=0 boots
+# the guests for every test.
+batchable() { # TEST: no boot of its own (kernel parameters, a fabric)
+	[ "${ROCEPATH_CHECK_BATCH:-1}" != 0 ] && ! grep -qE '^# rpvm-(fabric|cmdline):' "selftests/$1"
+}
+replay() { # OUTPUT RC
+	cat "$1"
+	return "$2"
+}
+vm_batch() { # KERNEL TEST...
+	local k=$1 dir i t rc lost=()
+	shift
+	dir=$(mktemp -d) || return 1
+	if [ $# = 1 ]; then
+		tap_test "$apfx$k/${1%.sh}" vm_test "$k" "$1"
+		return
+	fi
+	echo "# vm: $k: ${#} tests in one boot: ${*%.sh}"
+	scripts/vm/run.sh -a "$arch" -k "$k" -b "$dir" "${@/#/selftests/}" 2>&1 </dev/null
+	i=0
+	for t in "$@"; do
+		i=$((i + 1))
+		rc=$(cat "$dir/$i.rc" 2>/dev/null)
+		if [ -z "$rc" ]; then
+			# run.sh gave up before any guest booted: each alone says why.
+			tap_test "$apfx$k/${t%.sh}" vm_test "$k" "$t"
+		elif [ "$rc" = lost ]; then
+			lost+=("$t")
+		elif [ "$rc" != 0 ] && [ "$rc" != 4 ] && grep -q '^# vm: emulator-fault:' "$dir/$i.out"; then
+			tap_test "$apfx$k/${t%.sh}" vm_test "$k" "$t" "$dir/$i.out" "$rc"
+		else
+			tap_test "$apfx$k/${t%.sh}" replay "$dir/$i.out" "$rc"
+		fi
+	done
+	rm -rf "$dir"
+	if [ ${#lost[@]} -gt 0 ]; then
+		echo "# vm: $k: ${lost[*]%.sh}: not run in that boot, in a fresh one now"
+		vm_batch "$k" "${lost[@]}"
+	fi
 }
 
 # A test whose "# rpvm-check-kernels: K..." line does not name this kernel
@@ -446,6 +500,7 @@ stage vm
 apfx=
 [ "$arch" = arm64 ] && apfx=arm64-
 for k in "${kernels[@]}"; do
+	batch=()
 	for t in $selftests; do
 		wanted vm "$t" || continue
 		if ! kernel_wanted "$k" "$t"; then
@@ -456,8 +511,13 @@ for k in "${kernels[@]}"; do
 			fi
 			continue
 		fi
-		tap_test "$apfx$k/${t%.sh}" vm_test "$k" "$t"
+		if batchable "$t"; then
+			batch+=("$t")
+		else
+			tap_test "$apfx$k/${t%.sh}" vm_test "$k" "$t"
+		fi
 	done
+	[ ${#batch[@]} = 0 ] || vm_batch "$k" "${batch[@]}"
 	for t in "${extra[@]}"; do
 		wanted vm "$(basename "$t")" || continue
 		tap_test "$apfx$k/${t%.sh}" vm_test "$k" "$t"

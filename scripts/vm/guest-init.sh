@@ -5,11 +5,12 @@
 # Sets up the host name, the test link eth0 (192.0.2.<i>/24, 2001:db8::<i>/64,
 # soft-RoCE rxe0 on top), the control link eth1 (198.51.100.<i>/24, used only
 # by the agent that runs on_host commands) and then
-#   guest 1 (driver): waits for the other guests' agents, runs the job the
-#     host wrote to $RUN_DIR/job, streams its output to $RUN_DIR/h1.out and
-#     writes "RPVM-RESULT <token> <rc>" to ttyS1 (arm64: the virtio port
-#     named by rpvm.result) -- the only place the host
-#     takes a result from, so a panic or a hang can never pass;
+#   guest 1 (driver): waits for the other guests' agents, runs the jobs
+#     the host wrote to $RUN_DIR/job one after another, streams job K's
+#     output to $RUN_DIR/h1.out.K and writes "RPVM-RESULT <token> <K> <rc>"
+#     to ttyS1 (arm64: the virtio port named by rpvm.result) -- the only
+#     place the host takes a result from, so a panic or a hang can never
+#     pass;
 #   guests 2..N: run scripts/vm/agent.py until the host stops them.
 # PID 1 must never exit: every path ends in poweroff.
 
@@ -223,56 +224,129 @@ read -r up _ </proc/uptime
 echo "$up" >"$run/h1.ready"
 console "up after $up s, running the job"
 
-# The job: a bash-quoted command line written by run.sh.
-job=$(<"$run/job")
-# Phase marks in guest uptime for run.sh's timing line: here the job's
-# start and end and the scans' end, lib.sh the test's own (RPVM_TIMING).
-mark() { local u; read -r u _ </proc/uptime; echo "$1 $u" >>"$run/timing-h1"; }
-mark job
-RPVM_TIMING=$run/timing-h1 timeout -k 10 "$ttimeout" bash -c "cd \"\$ROCEPATH_TOP\" && exec $job" \
-	</dev/null >>"$run/h1.out" 2>&1
-rc=$?
-mark job-end
-if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-	echo "# vm: test timed out after $ttimeout s" >>"$run/h1.out"
-	rc=1
-fi
-
-# A guest that logged a kernel bug fails the run even if the test passed.
-# On a debug kernel kmemleak scans first (objects must be 5 s old to be
-# reported, and a second scan confirms), and its reports count as bugs.
-# Each report is shown whole: the pattern line and what follows it.
-bugs='BUG[: ]|WARNING:|Oops|general protection|Call Trace|UBSAN|KASAN|KFENCE|list_(add|del) corruption|Objects remaining|refcount_t|soft lockup|hung_task|rcu.*stall|suspicious RCU|lock held when returning|unreferenced object'
-# shellcheck disable=SC2016
-kcheck='if [ -w /sys/kernel/debug/kmemleak ]; then
-		sleep 6; echo scan >/sys/kernel/debug/kmemleak
-		echo scan >/sys/kernel/debug/kmemleak
-		cat /sys/kernel/debug/kmemleak
-	fi; dmesg'
-# The guests scan side by side: each has its own vCPU, and a kmemleak scan
-# of a debug guest under TCG is slow.
-for ((i = 1; i <= nhosts; i++)); do
-	if [ "$i" = 1 ]; then
-		bash -c "$kcheck" 2>&1
-	else
-		RPVM_QUIET=1 on_host "$i" "$kcheck" 2>&1
-	fi | grep -E -A 12 "$bugs" >"$run/h$i.kbugs" &
-done
-wait
-for ((i = 1; i <= nhosts; i++)); do
-	if [ -s "$run/h$i.kbugs" ]; then
-		echo "# vm: kernel problem on h$i:" >>"$run/h1.out"
-		sed 's/^/#   /' "$run/h$i.kbugs" | head -n 120 >>"$run/h1.out"
-		rc=1
-	fi
-done
-mark scans-end
-sync
+# The jobs, one line each as run.sh wrote them: "TIMEOUT NAME COMMAND",
+# COMMAND bash-quoted. Several jobs (run.sh -b) run one after another in
+# these guests; each gets its own output file, timing marks and result
+# line, the kernel scan, and the check that it left nothing behind.
+mapfile -t jobs <"$run/job"
 result=/dev/ttyS1
 if [ -n "${RPVM_result:-}" ]; then
 	for p in /sys/class/virtio-ports/*; do
 		[ "$(cat "$p/name" 2>/dev/null)" = "$RPVM_result" ] && result=/dev/${p##*/}
 	done
 fi
-echo "RPVM-RESULT $token $rc" >"$result"
+
+# A guest that logged a kernel bug fails the test even if it passed.
+# On a debug kernel kmemleak scans first (objects must be 5 s old to be
+# reported, and a second scan confirms), and its reports count as bugs;
+# then the log and kmemleak's list are emptied, so that the next job's
+# scan shows only what that job caused. Each report is shown whole: the
+# pattern line and what follows it.
+bugs='BUG[: ]|WARNING:|Oops|general protection|Call Trace|UBSAN|KASAN|KFENCE|list_(add|del) corruption|Objects remaining|refcount_t|soft lockup|hung_task|rcu.*stall|suspicious RCU|lock held when returning|unreferenced object'
+# shellcheck disable=SC2016
+kcheck='if [ -w /sys/kernel/debug/kmemleak ]; then
+		sleep 6; echo scan >/sys/kernel/debug/kmemleak
+		echo scan >/sys/kernel/debug/kmemleak
+		cat /sys/kernel/debug/kmemleak
+		echo clear >/sys/kernel/debug/kmemleak
+	fi; dmesg; dmesg -C'
+
+# What a test must leave as it found it, on every guest
+# (scripts/vm/guest-state.sh): rocepath.ko not loaded, no process it
+# started still running, the addresses, links, routes, rules, qdiscs,
+# nftables, namespaces, RDMA links, mounts and what /run holds. Compared
+# with the state before the first job; a difference fails the job and
+# ends the batch (run.sh then reports the jobs after it as not run, for a
+# fresh boot).
+state_of() { # GUEST: its state, one item a line (in $run/state-hGUEST)
+	if [ "$1" = 1 ]; then
+		setsid -w bash "$top/scripts/vm/guest-state.sh"
+	else
+		RPVM_QUIET=1 on_host "$1" "bash '$top/scripts/vm/guest-state.sh'"
+	fi >"$run/state-h$1" 2>&1
+}
+states() { # the state of every guest, side by side
+	local i
+	for ((i = 1; i <= nhosts; i++)); do
+		state_of "$i" &
+	done
+	wait
+}
+if [ "${#jobs[@]}" -gt 1 ]; then
+	states
+	for ((i = 1; i <= nhosts; i++)); do
+		grep -v '^process' "$run/state-h$i" >"$run/state0-h$i"
+		awk '/^process/ { print $2 }' "$run/state-h$i" >"$run/pids0-h$i"
+	done
+fi
+
+# Phase marks in guest uptime for run.sh's timing line: here the job's
+# start and end and the scans' end, lib.sh the test's own (RPVM_TIMING).
+mark() { local u; read -r u _ </proc/uptime; echo "$1 $u" >>"$run/timing-h1.$k"; }
+for ((k = 1; k <= ${#jobs[@]}; k++)); do
+	read -r tmo name job <<<"${jobs[$((k - 1))]}"
+	out=$run/h1.out.$k
+	: >"$out"
+	# Markers on every console: run.sh gives a console report to the
+	# job whose markers surround it.
+	console "rpvm-job $k $name"
+	for ((i = 2; i <= nhosts; i++)); do
+		RPVM_QUIET=1 on_host "$i" "echo 'rpvm-h$i: rpvm-job $k $name' >/dev/console" >/dev/null 2>&1
+	done
+	mark job
+	RPVM_TIMEOUT=$tmo RPVM_TIMING=$run/timing-h1.$k timeout -k 10 "$tmo" \
+		bash -c "cd \"\$ROCEPATH_TOP\" && exec $job" </dev/null >>"$out" 2>&1
+	rc=$?
+	mark job-end
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		echo "# vm: test timed out after $tmo s" >>"$out"
+		rc=1
+	fi
+	# The guests scan side by side: each has its own vCPU, and a
+	# kmemleak scan of a debug guest under TCG is slow.
+	for ((i = 1; i <= nhosts; i++)); do
+		if [ "$i" = 1 ]; then
+			bash -c "$kcheck" 2>&1
+		else
+			RPVM_QUIET=1 on_host "$i" "$kcheck" 2>&1
+		fi | grep -E -A 12 "$bugs" >"$run/h$i.kbugs" &
+	done
+	wait
+	for ((i = 1; i <= nhosts; i++)); do
+		if [ -s "$run/h$i.kbugs" ]; then
+			echo "# vm: kernel problem on h$i:" >>"$out"
+			sed 's/^/#   /' "$run/h$i.kbugs" | head -n 120 >>"$out"
+			rc=1
+		fi
+	done
+	left=
+	if [ "${#jobs[@]}" -gt 1 ]; then
+		states
+		for ((i = 1; i <= nhosts; i++)); do
+			st=$(<"$run/state-h$i")
+			diff=$(diff <(grep -v '^process' <<<"$st") "$run/state0-h$i" |
+				sed -n 's/^< /now:    /p; s/^> /before: /p')
+			procs=$(awk '/^process/ { print $2 }' <<<"$st" | grep -vxF -f "$run/pids0-h$i")
+			[ -z "$procs" ] || diff+=$'\n'$(grep -E "^process +($(paste -sd'|' <<<"$procs")) " <<<"$st" |
+				sed 's/^process/still running:/')
+			diff=$(sed '/^$/d' <<<"$diff")
+			[ -n "$diff" ] || continue
+			echo "# vm: the test left h$i changed:" >>"$out"
+			sed 's/^/#   /' <<<"$diff" | head -n 60 >>"$out"
+			left=1
+		done
+		[ -z "$left" ] || rc=1
+	fi
+	mark scans-end
+	sync
+	echo "RPVM-RESULT $token $k $rc" >"$result"
+	# The guests are no longer as the next job expects: run.sh reports
+	# the rest as not run.
+	[ -z "$left" ] || break
+	find /tmp -mindepth 1 -delete 2>/dev/null
+	for ((i = 2; i <= nhosts; i++)); do
+		RPVM_QUIET=1 on_host "$i" "find /tmp -mindepth 1 -delete" >/dev/null 2>&1
+	done
+done
+sync
 halt

@@ -6,6 +6,15 @@
 #
 # Usage: scripts/vm/run.sh [-a x86_64|arm64] [-k 6.1|6.12|REL] [-n HOSTS] [-t SECONDS]
 #                          [-l LOGDIR] [-f TOPOLOGY[:l4|sport[:kernel|frr]]] TEST [ARGS...]
+#        scripts/vm/run.sh [-a ...] [-k ...] [-n HOSTS] -b OUTDIR TEST...
+#
+# -b runs several tests in one boot of the guests, one after another
+# (scripts/check.sh's batches): after each, the kernel scan and a check
+# that the test left the guests as it found them (guest-init.sh); a test
+# that did not ends the batch. Test K's output, with its "# vm:" notes,
+# goes to OUTDIR/K.out and its exit code to OUTDIR/K.rc: "lost" for a test
+# that never ran (an earlier one hung, panicked or left state behind).
+# Batched tests take no arguments, no rpvm-cmdline and no fabric.
 #
 # -a arm64 boots Debian's arm64 kernels in qemu-system-aarch64 (TCG, virt
 # machine) on a root assembled from Debian arm64 packages
@@ -61,7 +70,8 @@ nhosts=2
 ttimeout=
 logdir=
 fabric_spec=
-while getopts "a:k:n:t:l:f:h" opt; do
+batch=
+while getopts "a:k:n:t:l:f:b:h" opt; do
 	case $opt in
 	a) arch=$OPTARG ;;
 	k) kernel=$OPTARG ;;
@@ -69,13 +79,21 @@ while getopts "a:k:n:t:l:f:h" opt; do
 	t) ttimeout=$OPTARG ;;
 	l) logdir=$OPTARG ;;
 	f) fabric_spec=${OPTARG//:/ } ;;
+	b) batch=$OPTARG ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -ge 1 ] || usage
-test_path=$1
-shift
+if [ -n "$batch" ]; then
+	tests=("$@")
+	set --
+	mkdir -p "$batch" || die "cannot create $batch"
+else
+	tests=("$1")
+	shift
+fi
+test_path=${tests[0]}
 
 case $nhosts in
 '' | *[!0-9]*) die "-n wants a number of hosts (1..20), got '$nhosts'" ;;
@@ -116,20 +134,30 @@ kroot=$CACHE/kernels/$rel
 vmlinuz=$kroot/boot/vmlinuz-$rel
 [ -f "$vmlinuz" ] || die "no kernel image $vmlinuz: run scripts/deps.sh (known: ${KREL_61:-?} ${KREL_612:-?})"
 
-# The test: a path relative to the tree (or absolute), run on guest 1.
-case $test_path in
-/*) abs_test=$test_path ;;
-*) abs_test=$PWD/$test_path ;;
-esac
-[ -f "$abs_test" ] || die "no test file $test_path"
-case $abs_test in
-"$TOP"/*) ;;
-*) die "$test_path is outside the project tree $TOP; guests only see the tree writable" ;;
-esac
+# The tests: paths relative to the tree (or absolute), run on guest 1.
+test_abs() { # PATH
+	case $1 in
+	/*) echo "$1" ;;
+	*) echo "$PWD/$1" ;;
+	esac
+}
+for t in "${tests[@]}"; do
+	a=$(test_abs "$t")
+	[ -f "$a" ] || die "no test file $t"
+	case $a in
+	"$TOP"/*) ;;
+	*) die "$t is outside the project tree $TOP; guests only see the tree writable" ;;
+	esac
+	if [ -n "$batch" ] && grep -qE '^# rpvm-(fabric|cmdline):' "$a"; then
+		die "$t boots its own way (rpvm-fabric or rpvm-cmdline): not in a batch"
+	fi
+done
+abs_test=$(test_abs "$test_path")
 # The fabric: validated before anything boots.
 [ -n "$fabric_spec" ] || fabric_spec=$(sed -n 's/^# rpvm-fabric: *//p' "$abs_test" | head -n1)
 fabric_topo= fabric_mode= fabric_routing= fabric_hosts=
 if [ -n "$fabric_spec" ]; then
+	[ -z "$batch" ] || die "a fabric run takes one test"
 	[ "$arch" = x86_64 ] || die "fabric runs boot x86_64 guests only"
 	read -r fabric_topo fabric_mode fabric_routing _ <<<"$fabric_spec"
 	case $fabric_topo in
@@ -150,30 +178,41 @@ if [ -n "$fabric_spec" ]; then
 		die "${fabric_hosts#fabric: error: }"
 	nhosts=$(($(wc -l <<<"$fabric_hosts") + 1))
 fi
-settings=$(dirname "$abs_test")/settings
-[ -n "$ttimeout" ] || ttimeout=${ROCEPATH_VM_TIMEOUT:-}
-if [ -z "$ttimeout" ]; then
-	ttimeout=300
-	if [ -f "$settings" ]; then
-		t=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$settings")
-		[ -n "$t" ] && ttimeout=$t
-	fi
-	# A test that needs longer says so: "# rpvm-timeout: SECONDS".
-	t=$(sed -n 's/^# rpvm-timeout: *\([0-9]\+\)$/\1/p' "$abs_test" | head -n1)
-	[ -n "$t" ] && ttimeout=$t
-fi
-# A test that needs a kernel parameter names it: "# rpvm-cmdline: PARAMS".
-test_cmdline=$(sed -n 's/^# rpvm-cmdline: *//p' "$abs_test" | head -n1)
-passenv=${ROCEPATH_VM_PASSENV:-}
-[ -f "$settings" ] && passenv+=" $(sed -n 's/^env=//p' "$settings")"
-case $ttimeout in
-'' | *[!0-9]*) die "-t wants seconds, got '$ttimeout'" ;;
-esac
 # Debug kernels (KASAN, lockdep, ...) run several times slower.
 case ${ROCEPATH_VM_TIMEOUT_FACTOR:-1} in
 '' | *[!0-9]*) die "ROCEPATH_VM_TIMEOUT_FACTOR wants a whole number" ;;
 esac
-ttimeout=$((ttimeout * ${ROCEPATH_VM_TIMEOUT_FACTOR:-1}))
+test_timeout() { # ABS_TEST: its timeout in seconds
+	local t settings
+	t=${ttimeout:-${ROCEPATH_VM_TIMEOUT:-}}
+	if [ -z "$t" ]; then
+		t=300
+		settings=$(dirname "$1")/settings
+		if [ -f "$settings" ]; then
+			t=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$settings")
+			[ -n "$t" ] || t=300
+		fi
+		# A test that needs longer says so: "# rpvm-timeout: SECONDS".
+		t=$(sed -n 's/^# rpvm-timeout: *\([0-9]\+\)$/\1/p' "$1" | head -n1 | grep . || echo "$t")
+	fi
+	case $t in
+	'' | *[!0-9]*) die "-t wants seconds, got '$t'" ;;
+	esac
+	echo $((t * ${ROCEPATH_VM_TIMEOUT_FACTOR:-1}))
+}
+# A test that needs a kernel parameter names it: "# rpvm-cmdline: PARAMS".
+test_cmdline=$(sed -n 's/^# rpvm-cmdline: *//p' "$abs_test" | head -n1)
+passenv=${ROCEPATH_VM_PASSENV:-}
+settings=$(dirname "$abs_test")/settings
+[ -f "$settings" ] && passenv+=" $(sed -n 's/^env=//p' "$settings")"
+# The guests' default (on_host's timeout): the longest test's.
+ttimeout_max=0
+jobs_timeout=0
+for t in "${tests[@]}"; do
+	tt=$(test_timeout "$(test_abs "$t")") || exit 1
+	[ "$tt" -gt "$ttimeout_max" ] && ttimeout_max=$tt
+	jobs_timeout=$((jobs_timeout + tt))
+done
 
 # Initramfs, named after its inputs' content: worktrees sharing one cache
 # (.cache symlinked) may carry different versions of stage 1, and an
@@ -248,19 +287,23 @@ fi
 # Run directory: shared with the guests (inside the tree), kept on failure.
 mkdir -p "$TOP/results/vm" || die "cannot create $TOP/results/vm"
 tname=$(basename "$abs_test" .sh)
+[ ${#tests[@]} -gt 1 ] && tname+="+$((${#tests[@]} - 1))"
 kname=$kernel
 [ "$arch" = arm64 ] && kname=arm64-$kernel
 run_dir=$(mktemp -d "$TOP/results/vm/$(date +%Y%m%d-%H%M%S)-$kname-$tname-XXXX") ||
 	die "cannot create a run directory under $TOP/results/vm"
 chmod 0777 "$run_dir"
 token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
-{
-	printf '%q' "$abs_test"
-	for a in "$@"; do printf ' %q' "$a"; done
+# One job a line: "TIMEOUT NAME COMMAND", COMMAND bash-quoted.
+for t in "${tests[@]}"; do
+	a=$(test_abs "$t")
+	printf '%s %s ' "$(test_timeout "$a")" "$(basename "$a" .sh)"
+	[ -x "$a" ] || printf 'bash '
+	printf '%q' "$a"
+	for arg in "$@"; do printf ' %q' "$arg"; done
 	echo
-} >"$run_dir/job"
-[ -x "$abs_test" ] || sed -i '1s/^/bash /' "$run_dir/job"
-# The test's tunables that are set here, sourced by every guest's init.
+done >"$run_dir/job"
+# The tests' tunables that are set here, sourced by every guest's init.
 for v in $passenv; do
 	case $v in
 	'' | *[!A-Za-z0-9_]* | [0-9]*) die "bad variable name '$v' in settings env= or ROCEPATH_VM_PASSENV" ;;
@@ -269,7 +312,6 @@ for v in $passenv; do
 	printf 'export %s=%q\n' "$v" "${!v}"
 	note "passing $v=${!v}"
 done >"$run_dir/env"
-: >"$run_dir/h1.out"
 
 pids=()
 hub_pids=()
@@ -327,7 +369,8 @@ mem=${ROCEPATH_VM_MEM:-768}
 # arm64 guests carry a larger kernel and root in page cache.
 [ "$arch" = arm64 ] && mem=${ROCEPATH_VM_MEM:-1024}
 smp=${ROCEPATH_VM_SMP:-1}
-host_timeout=$((ttimeout + 240))
+# The host gives the guests every test's time, with the scans and checks.
+host_timeout=$((jobs_timeout + 240 + 60 * (${#tests[@]} - 1)))
 verbosity=quiet
 [ -n "${ROCEPATH_VM_VERBOSE:-}" ] && verbosity=ignore_loglevel
 # The fabric guest (the last one): one NIC per host guest, no test NIC of
@@ -362,7 +405,7 @@ for ((i = 1; i <= nhosts; i++)); do
 	# can fail and panic the boot ("IO-APIC + timer doesn't work").
 	cmdline="console=ttyS0 $verbosity panic_on_warn=1 oops=panic panic=-1 mitigations=off no_timer_check"
 	cmdline+=" rpvm.top=$TOP rpvm.idx=$i rpvm.n=$nhosts rpvm.run=$run_dir"
-	cmdline+=" rpvm.token=$token rpvm.timeout=$ttimeout ${ROCEPATH_VM_CMDLINE:-}"
+	cmdline+=" rpvm.token=$token rpvm.timeout=$ttimeout_max ${ROCEPATH_VM_CMDLINE:-}"
 	[ -n "$test_cmdline" ] && cmdline+=" $test_cmdline"
 	# Under TCG, ACPI's _PRT walk (the fabric guest's many NICs, a starved
 	# guest) runs into the AML loop timeout (30 s lost); PIR routes IRQs.
@@ -400,22 +443,62 @@ for ((i = 1; i <= nhosts; i++)); do
 		</dev/null >"$run_dir/qemu-h$i.err" 2>&1 &
 	pids+=($!)
 done
-note "$rel: booting $nhosts $arch guest(s) ($accel, ${mem}M), test $test_path, run dir ${run_dir#"$TOP"/}"
+if [ -n "$batch" ]; then
+	note "$rel: booting $nhosts $arch guest(s) ($accel, ${mem}M), ${#tests[@]} tests, run dir ${run_dir#"$TOP"/}"
+else
+	note "$rel: booting $nhosts $arch guest(s) ($accel, ${mem}M), test $test_path, run dir ${run_dir#"$TOP"/}"
+fi
+njobs=${#tests[@]}
+job_name() { sed -n "${1}p" "$run_dir/job" | cut -d' ' -f2; }
+job_result() { # K: the exit code guest 1 reported for job K, if any
+	local res
+	res=$(grep -a "^RPVM-RESULT $token $1 " "$run_dir/result-h1" 2>/dev/null | tail -n1)
+	res=${res##* }
+	echo "${res//[!0-9]/}"
+}
 
-# Stream h1.out while watching every guest; a guest that exits early died.
+# A single test's output is streamed while every guest is watched; a
+# batch announces each test's end. A guest that exits early died.
 off=0
 stream() {
-	local sz
-	sz=$(stat -c %s "$run_dir/h1.out" 2>/dev/null) || return 0
+	local sz f=$run_dir/h1.out.1
+	sz=$(stat -c %s "$f" 2>/dev/null) || return 0
 	if [ "$sz" -gt "$off" ]; then
-		tail -c +$((off + 1)) "$run_dir/h1.out" | head -c $((sz - off))
+		tail -c +$((off + 1)) "$f" | head -c $((sz - off))
 		off=$sz
 	fi
 }
+announced=0
+# A batch's guests get each job's time in turn, with 240 s for the boot
+# or the scans (a hung kernel is found within one test's time, not the
+# whole batch's); host_timeout stays the backstop.
+job_timeout() { sed -n "${1}p" "$run_dir/job" | cut -d' ' -f1; }
+deadline=$(($(date +%s) + $(job_timeout 1) + 240))
+announce() {
+	local r
+	while [ "$announced" -lt "$njobs" ]; do
+		r=$(job_result $((announced + 1)))
+		[ -n "$r" ] || return 0
+		announced=$((announced + 1))
+		note "$rel: $(job_name $announced) ended ($announced/$njobs, exit $r)"
+		[ "$announced" -lt "$njobs" ] &&
+			deadline=$(($(date +%s) + $(job_timeout $((announced + 1))) + 240))
+	done
+}
+hung=
 ready=
 dead=
 while kill -0 "${pids[0]}" 2>/dev/null; do
-	stream
+	if [ -n "$batch" ]; then
+		announce
+		if [ "$(date +%s)" -gt "$deadline" ]; then
+			hung=1
+			kill "${pids[0]}" 2>/dev/null
+			break
+		fi
+	else
+		stream
+	fi
 	if [ -z "$ready" ] && [ -s "$run_dir/h1.ready" ]; then
 		ready=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 		note "$rel: $nhosts guest(s) ready after ${ready}s wall, h1 guest uptime $(<"$run_dir/h1.ready")s"
@@ -434,96 +517,154 @@ if [ -n "$dead" ]; then
 fi
 wait "${pids[0]}"
 qrc=$?
-stream
-
-# Where the time went, one line for scripts/check.sh's table: boot (QEMU
-# start to every agent up) and total in host wall time, the phases in
-# between from guest 1's uptime marks ($run_dir/timing-h1: the job's
-# start, the test's first check and its exit as lib.sh saw them, the job's
-# end, the end of the kernel-log scans). A phase without marks is "-".
+if [ -n "$batch" ]; then announce; else stream; fi
+end=$(date +%s.%N)
 [ -n "$ready" ] || [ ! -s "$run_dir/h1.ready" ] ||
 	ready=$(awk -v a="$start" -v b="$(stat -c %.Y "$run_dir/h1.ready")" 'BEGIN { printf "%.1f", b - a }')
-note "timing: $(awk -v boot="${ready:--}" -v a="$start" -v b="$(date +%s.%N)" '
+
+# The job a guest's console line belongs to: guest-init.sh writes
+# "rpvm-job K NAME" on every console as job K starts; what came before
+# job 1 (the boot) is job 1's.
+console_of() { # GUEST K
+	awk -v k="$2" '
+		/rpvm-h[0-9]+: .*rpvm-job [0-9]+ / {
+			match($0, /rpvm-job [0-9]+ /); split(substr($0, RSTART, RLENGTH), w, " "); cur = w[2] + 0
+		}
+		(cur ? cur : 1) == k' "$run_dir/console-h$1.log" 2>/dev/null
+}
+
+# Where job K's time went, one line for scripts/check.sh's table: boot
+# (QEMU start to every agent up, job 1 only) and total in host wall time
+# for a single test, the phases in between from guest 1's uptime marks
+# ($run_dir/timing-h1.K: the job's start, the test's first check and its
+# exit as lib.sh saw them, the job's end, the end of the kernel scans and
+# state check). A phase without marks is "-".
+timing() { # K
+	local boot=- total
+	[ "$1" = 1 ] && boot=${ready:--}
+	total=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+	awk -v boot="$boot" -v total="$total" -v whole="$([ "$njobs" = 1 ] && echo 1)" '
 	{ m[$1] = $2 }
 	function d(x, y) { return (x in m) && (y in m) ? sprintf("%.1f", m[y] - m[x]) : "-" }
 	END {
 		bs = ("body" in m) ? "body" : "job"; be = ("teardown" in m) ? "teardown" : "job-end"
+		if (!whole)
+			total = ((boot == "-") ? 0 : boot) + (("job" in m) && ("scans-end" in m) ? m["scans-end"] - m["job"] : 0)
 		printf "boot=%s setup=%s body=%s teardown=%s scans=%s total=%.1f", boot,
-			d("job", "body"), d(bs, be), d("teardown", "job-end"), d("job-end", "scans-end"), b - a
-	}' < <(cat "$run_dir/timing-h1" 2>/dev/null))"
+			d("job", "body"), d(bs, be), d("teardown", "job-end"), d("job-end", "scans-end"), total
+	}' < <(cat "$run_dir/timing-h1.$1" 2>/dev/null)
+}
 
-rc=
-res=$(grep -a "^RPVM-RESULT $token " "$run_dir/result-h1" 2>/dev/null | tail -n1)
-if [ -n "$res" ] && [ -z "$dead" ]; then
-	rc=${res##* }
-	rc=${rc//[!0-9]/}
-fi
-problem=
-if [ -n "$dead" ]; then
-	why=$(grep -ahoE 'Kernel panic - not syncing.*' "$run_dir/console-h$dead.log" 2>/dev/null | head -n1)
-	problem="guest h$dead died during the run: ${why:-no panic message, see its console}"
-elif [ -z "$rc" ]; then
-	why=$(grep -ahoE 'Kernel panic - not syncing.*' "$run_dir/console-h1.log" 2>/dev/null | head -n1)
-	if [ -n "$why" ]; then
-		problem="guest h1: $why"
-	elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
-		problem="guest h1 hung: no result after ${host_timeout}s"
-	else
-		problem="guest h1 gave no result (panic, WARN or crash; qemu exit $qrc)"
-	fi
-fi
-for ((i = 1; i <= nhosts; i++)); do
-	if grep -aqE 'Kernel panic|WARNING:|BUG:|Oops' "$run_dir/console-h$i.log" 2>/dev/null; then
-		[ -n "$problem" ] || problem="kernel problem on the console of h$i"
-	fi
+# Job K's verdict: its notes on stderr, its exit code on stdout ("lost"
+# when it never ran).
+current=
+for ((k = 1; k <= njobs; k++)); do
+	[ -n "$(job_result "$k")" ] || { current=$k; break; }
 done
-# A fault frame whose EFLAGS has reserved bits set cannot come from a CPU or
-# from any guest instruction (popf masks them): it is QEMU's TCG computing
-# EFLAGS from stale lazy-flag state (Documentation/module-safety.rst). Say
-# so in one line that scripts/check.sh recognises and retries once.
-for ((i = 1; i <= nhosts; i++)); do
-	fl=$(grep -aA12 'traps: PANIC: double fault' "$run_dir/console-h$i.log" 2>/dev/null |
-		grep -aoE 'EFLAGS: [0-9a-f]+' | head -n1)
-	fl=${fl#EFLAGS: }
-	[ -n "$fl" ] || continue
-	if (((0x$fl & ~0x3f7fd5) != 0x2)); then
-		note "emulator-fault: h$i double fault with impossible EFLAGS $fl (QEMU TCG)"
+finish_job() { # K
+	local k=$1 rc problem why fl stall i
+	if [ -n "$current" ] && [ "$k" -gt "$current" ]; then
+		echo lost
+		return
 	fi
-done
-# A virtio NIC whose transmit ring QEMU stopped draining: the guest's
-# watchdog reports it every 5 s and the driver has no way to recover, so
-# RDMA traffic stalls and rxe later WARNs when a QP with packets stuck in
-# the ring is destroyed. Reported with QEMU 7.2 outside this project
-# (QEMU issue 1365); nothing in the guest above the device can stop a
-# ring's completions. Named like the fault above so that it is retried.
-for ((i = 1; i <= nhosts; i++)); do
-	stall=$(grep -aoE 'NETDEV WATCHDOG: [^:]+ \(virtio_net\): transmit queue [0-9]+ timed out|virtio_net [^ ]+ [^:]+: NETDEV WATCHDOG: CPU: [0-9]+: transmit queue [0-9]+ timed out [0-9]+ ms' \
-		"$run_dir/console-h$i.log" 2>/dev/null | head -n1)
-	[ -n "$stall" ] && note "emulator-fault: h$i virtio-net transmit ring not drained by QEMU ($stall)"
-done
-if [ -n "$problem" ]; then
-	note "FAIL: $problem"
+	if [ "$k" = "$current" ] && [ "$k" -gt 1 ] && [ ! -e "$run_dir/h1.out.$k" ] &&
+		[ -z "$dead" ] && [ -z "$hung" ] && [ "$qrc" = 0 ]; then
+		# The batch ended before this job (an earlier one left state).
+		echo lost
+		return
+	fi
+	note "timing: $(timing "$k")"
+	rc=$(job_result "$k")
+	problem=
+	if [ "$k" = "$current" ]; then
+		if [ -n "$dead" ]; then
+			why=$(grep -ahoE 'Kernel panic - not syncing.*' "$run_dir/console-h$dead.log" 2>/dev/null | head -n1)
+			problem="guest h$dead died during the run: ${why:-no panic message, see its console}"
+		else
+			why=$(grep -ahoE 'Kernel panic - not syncing.*' "$run_dir/console-h1.log" 2>/dev/null | head -n1)
+			if [ -n "$why" ]; then
+				problem="guest h1: $why"
+			elif [ -n "$hung" ]; then
+				problem="guest h1 hung: no result $(($(job_timeout "$k") + 240))s after the job before"
+			elif [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+				problem="guest h1 hung: no result after ${host_timeout}s"
+			else
+				problem="guest h1 gave no result (panic, WARN or crash; qemu exit $qrc)"
+			fi
+		fi
+	fi
 	for ((i = 1; i <= nhosts; i++)); do
-		note "--- console of h$i (tail) ---"
-		tail -n 40 "$run_dir/console-h$i.log" 2>/dev/null | sed 's/^/#   /' >&2
-		if [ -s "$run_dir/qemu-h$i.err" ]; then
-			note "--- qemu stderr of h$i ---"
-			sed 's/^/#   /' "$run_dir/qemu-h$i.err" | tail -n 10 >&2
+		if console_of "$i" "$k" | grep -aqE 'Kernel panic|WARNING:|BUG:|Oops'; then
+			[ -n "$problem" ] || problem="kernel problem on the console of h$i"
 		fi
 	done
-	# The head of each guest's first kernel report, last, so that a log
-	# cut to its end still names what happened.
+	# A fault frame whose EFLAGS has reserved bits set cannot come from a
+	# CPU or from any guest instruction (popf masks them): it is QEMU's
+	# TCG computing EFLAGS from stale lazy-flag state
+	# (Documentation/module-safety.rst). Say so in one line that
+	# scripts/check.sh recognises and retries once.
 	for ((i = 1; i <= nhosts; i++)); do
-		{
-			grep -a -m1 'NETDEV WATCHDOG' "$run_dir/console-h$i.log"
-			grep -aE -m1 -A24 'BUG:|WARNING:|Oops|general protection|PANIC:|Kernel panic' \
-				"$run_dir/console-h$i.log" |
-				grep -aE 'BUG:|WARNING:|Oops|general protection|PANIC:|Kernel panic|Comm:|Workqueue:|RIP: 0010|EFLAGS' |
-				head -n 7
-		} 2>/dev/null | sed "s/^/#   h$i report: /" >&2
+		fl=$(console_of "$i" "$k" | grep -aA12 'traps: PANIC: double fault' |
+			grep -aoE 'EFLAGS: [0-9a-f]+' | head -n1)
+		fl=${fl#EFLAGS: }
+		[ -n "$fl" ] || continue
+		if (((0x$fl & ~0x3f7fd5) != 0x2)); then
+			note "emulator-fault: h$i double fault with impossible EFLAGS $fl (QEMU TCG)"
+		fi
 	done
-	note "FAIL: $problem"
-	rc=1
+	# A virtio NIC whose transmit ring QEMU stopped draining: the guest's
+	# watchdog reports it every 5 s and the driver has no way to recover,
+	# so RDMA traffic stalls and rxe later WARNs when a QP with packets
+	# stuck in the ring is destroyed. Reported with QEMU 7.2 outside this
+	# project (QEMU issue 1365); nothing in the guest above the device can
+	# stop a ring's completions. Named like the fault above so that it is
+	# retried.
+	for ((i = 1; i <= nhosts; i++)); do
+		stall=$(console_of "$i" "$k" | grep -aoE 'NETDEV WATCHDOG: [^:]+ \(virtio_net\): transmit queue [0-9]+ timed out|virtio_net [^ ]+ [^:]+: NETDEV WATCHDOG: CPU: [0-9]+: transmit queue [0-9]+ timed out [0-9]+ ms' |
+			head -n1)
+		[ -n "$stall" ] && note "emulator-fault: h$i virtio-net transmit ring not drained by QEMU ($stall)"
+	done
+	if [ -n "$problem" ]; then
+		note "FAIL: $problem"
+		for ((i = 1; i <= nhosts; i++)); do
+			note "--- console of h$i (tail) ---"
+			console_of "$i" "$k" | tail -n 40 | sed 's/^/#   /' >&2
+			if [ -s "$run_dir/qemu-h$i.err" ]; then
+				note "--- qemu stderr of h$i ---"
+				sed 's/^/#   /' "$run_dir/qemu-h$i.err" | tail -n 10 >&2
+			fi
+		done
+		# The head of each guest's first kernel report, last, so that a
+		# log cut to its end still names what happened.
+		for ((i = 1; i <= nhosts; i++)); do
+			console_of "$i" "$k" | {
+				grep -a -m1 'NETDEV WATCHDOG'
+			} 2>/dev/null | sed "s/^/#   h$i report: /" >&2
+			console_of "$i" "$k" |
+				grep -aE -m1 -A24 'BUG:|WARNING:|Oops|general protection|PANIC:|Kernel panic' |
+				grep -aE 'BUG:|WARNING:|Oops|general protection|PANIC:|Kernel panic|Comm:|Workqueue:|RIP: 0010|EFLAGS' |
+				head -n 7 | sed "s/^/#   h$i report: /" >&2
+		done
+		note "FAIL: $problem"
+		rc=1
+	fi
+	echo "$rc"
+}
+
+rc=0
+if [ -n "$batch" ]; then
+	for ((k = 1; k <= njobs; k++)); do
+		{
+			cat "$run_dir/h1.out.$k" 2>/dev/null
+			r=$(finish_job "$k")
+			echo "$r" >"$batch/$k.rc"
+		} >"$batch/$k.out" 2>&1
+		r=$(<"$batch/$k.rc")
+		[ "$r" = 0 ] || [ "$r" = 4 ] || rc=1
+	done
+else
+	rc=$(finish_job 1)
+	[ "$rc" != lost ] || rc=1
 fi
 
 if [ -n "$logdir" ]; then

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What a test must leave in a guest as it found it, one item a line, for
+# the check between the tests of a batch (guest-init.sh, run.sh -b):
+#   module rocepath                  rocepath.ko still loaded
+#   process PID SESSION ARGS         every process outside this script's
+#                                    session (kernel threads, the agent, the
+#                                    YNL server and guest-init.sh aside)
+#   ip ..., ip6 ...                  addresses, links, namespaces, routes
+#                                    and rules of every table
+#   qdisc ..., nft ..., rdma ...     qdiscs, nftables, RDMA links
+#   mount MOUNTPOINT TYPE            the mounts
+#   run PATH                         /run, two levels down
+# Under TCG every exec costs about 0.1 s: /proc is read with builtins.
+
+export LC_ALL=C
+read -r _ _ _ _ _ own _ </proc/self/stat
+
+while read -r name _; do
+	[ "$name" = rocepath ] && echo "module rocepath"
+done </proc/modules
+
+for d in /proc/[0-9]*; do
+	args=
+	while IFS= read -r -d '' a; do
+		args+="$a "
+	done <"$d/cmdline" 2>/dev/null
+	[ -n "$args" ] || continue
+	read -r stat <"$d/stat" 2>/dev/null || continue
+	stat=${stat##*) }
+	read -r _ _ _ sid _ <<<"$stat"
+	[ "$sid" = "$own" ] && continue
+	case $args in
+	*"agent.py serve"* | *ynl_server.py* | *guest-init.sh*) continue ;;
+	esac
+	echo "process ${d#/proc/} $sid ${args% }"
+done
+
+# Addresses without their flags and lifetimes (DAD clears "tentative").
+{
+	printf '%s\n' 'addr show' 'link show' 'netns list' 'route show table all' 'rule show' |
+		ip -o -batch - 2>&1 | sed -E 's/^[0-9]+: //; s/ *\\ +valid_lft.*//; s/ (tentative|dadfailed|noprefixroute)//g; s/^/ip /'
+	printf '%s\n' 'route show table all' 'rule show' |
+		ip -6 -o -batch - 2>&1 | sed 's/^/ip6 /'
+	tc qdisc show 2>&1 | sed 's/^/qdisc /'
+	nft list ruleset 2>/dev/null | sed 's/^/nft /'
+	rdma link show 2>/dev/null | sed 's/^/rdma /'
+}
+
+while read -r _ mnt type _; do
+	echo "mount $mnt $type"
+done </proc/mounts
+
+shopt -s nullglob
+for f in /run/* /run/*/*; do
+	case ${f##*/} in
+	rocepath-ynl.*) ;;
+	*) echo "run $f" ;;
+	esac
+done
