@@ -15,7 +15,8 @@
 
 /*
  * What rocepathd plans with, read before the module is asked, so that a
- * bad daemon config or status file is the one error printed.
+ * bad daemon config is the one error printed. A status file that cannot
+ * be read or parsed is a warning: the module's counters are still shown.
  */
 static struct {
 	bool show;		/* print a "daemon" part */
@@ -28,7 +29,9 @@ static struct {
 /*
  * The status file the config names. The default config missing means no
  * daemon on this host: no "daemon" part, no error. A given config that
- * does not load is an error; the default one a note.
+ * does not load is an error; the default one a note. A status file that
+ * is there but does not read or parse is a warning naming the file and
+ * why, and no "daemon" part: its keys would be guesses.
  */
 static int daemon_load(const char *cfgpath, bool given)
 {
@@ -51,13 +54,16 @@ static int daemon_load(const char *cfgpath, bool given)
 		ret = daemon.path ? 0 : -ENOMEM;
 	}
 	if (!ret && daemon.path) {
+		/* none (-ENOENT) is a daemon not running here: "running": false */
 		ret = rpd_status_read(daemon.path, &daemon.st, err, sizeof(err));
 		daemon.have = !ret;
 		daemon.running = !ret && rpd_status_running(&daemon.st);
-		if (ret == -ENOENT)
-			ret = 0;
-		else if (ret)
-			rp_error_ret(ret, "stats: %s", err);
+		if (ret && ret != -ENOENT) {
+			fprintf(stderr, "Warning: stats: %s; rocepathd's status not shown.\n",
+				err);
+			daemon.show = false;
+		}
+		ret = 0;
 	}
 	rpd_config_free(&cfg);
 	return ret;

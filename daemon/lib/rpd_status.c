@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -144,10 +145,15 @@ static int parse(json_object *root, const char *path, struct rpd_status *st,
 	return 0;
 }
 
+/* more than a status file can be: a last_error of 1 KiB, escaped */
+#define STATUS_MAX (64 * 1024)
+
 int rpd_status_read(const char *path, struct rpd_status *st, char *err,
 		    size_t errlen)
 {
 	json_object *root;
+	size_t len;
+	char *buf;
 	FILE *f;
 	int ret;
 
@@ -158,14 +164,38 @@ int rpd_status_read(const char *path, struct rpd_status *st, char *err,
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
+	buf = malloc(STATUS_MAX + 1);
+	if (!buf) {
+		fclose(f);
+		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	/* a read error (a directory: EISDIR) is not "not valid JSON" */
+	errno = 0;
+	len = fread(buf, 1, STATUS_MAX + 1, f);
+	ret = ferror(f) ? (errno ? -errno : -EIO) : 0;
 	fclose(f);
-	root = json_object_from_file(path);
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		goto out;
+	}
+	if (len > STATUS_MAX) {
+		snprintf(err, errlen, "%s: larger than %d KiB: not a status file",
+			 path, STATUS_MAX / 1024);
+		ret = -EFBIG;
+		goto out;
+	}
+	buf[len] = '\0';
+	root = json_tokener_parse(buf);
 	if (!root) {
 		snprintf(err, errlen, "%s: not valid JSON", path);
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out;
 	}
 	ret = parse(root, path, st, err, errlen);
 	json_object_put(root);
+out:
+	free(buf);
 	return ret;
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -535,6 +536,106 @@ out:
 	unlink(a);
 	unlink(b);
 	rmdir(dir);
+}
+
+/* Writes text to path; 0 or -1. */
+static int put(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+	int ret = 0;
+
+	if (!fp)
+		return -1;
+	if (fputs(text, fp) < 0)
+		ret = -1;
+	if (fclose(fp))
+		ret = -1;
+	return ret;
+}
+
+/*
+ * stats with a status file that is there but unreadable or broken still
+ * shows the module's counters: one warning naming the file and why, no
+ * "daemon" key; a missing status file stays "running": false, silently.
+ */
+TEST(stats_bad_status_file_is_a_warning)
+{
+	char dir[] = "/tmp/rp-test-stats-XXXXXX", cfg[PATH_MAX + 64];
+	char status[PATH_MAX + 64], text[2 * PATH_MAX], want[PATH_MAX + 256];
+	const char *args[] = { "-j", "stats", "config", cfg, NULL };
+	/* NULL: a directory, which opens but does not read */
+	static const char *const bad[] = { "{\"pid\": ", "{\"pid\": 1}", NULL };
+	const char *const why[] = { "not valid JSON",
+		"key 'updated': missing or not a non-negative integer",
+		strerror(EISDIR) };
+	static char out[1 << 16];
+	char err[4096];
+	bool module;
+	struct rp_nl *nl;
+	json_object *o, *d;
+	int st;
+
+	module = !rp_nl_open(&nl);
+	if (module)
+		rp_nl_close(nl);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(cfg, sizeof(cfg), "%s/rocepathd.conf", dir);
+	snprintf(status, sizeof(status), "%s/status.json", dir);
+	snprintf(text, sizeof(text),
+		 "{\"topology\": \"t.json\", \"placement\": \"p.json\","
+		 " \"host\": \"host0\", \"status_file\": \"%s\"}\n", status);
+	ASSERT_EQ(0, put(cfg, text));
+
+	for (size_t i = 0; i < 3; i++) {
+		unlink(status);
+		ASSERT_EQ(0, (bad[i] ? put(status, bad[i]) : mkdir(status, 0755)));
+		st = run(args, out, sizeof(out), err, sizeof(err));
+		if (st == -2)
+			break;
+		snprintf(want, sizeof(want),
+			 "Warning: stats: %s: %s; rocepathd's status not shown.\n",
+			 status, why[i]);
+		EXPECT_EQ(0, strncmp(err, want, strlen(want)))
+			TH_LOG("got \"%s\" want \"%s\"", err, want);
+		if (!module) {
+			/* the module's error follows, as without a status file */
+			EXPECT_EQ(1, st);
+			ASSERT_LE(strlen(want), strlen(err));
+			EXPECT_EQ(0, strncmp(err + strlen(want), "Error: rocepath generic netlink family not found",
+					     48)) TH_LOG("%s", err);
+			EXPECT_STREQ("", out);
+			continue;
+		}
+		EXPECT_EQ(0, st) TH_LOG("%s", err);
+		o = json_tokener_parse(out);
+		ASSERT_NE(NULL, o) TH_LOG("%s", out);
+		EXPECT_TRUE(json_object_object_get_ex(o, "hook_calls", NULL));
+		EXPECT_FALSE(json_object_object_get_ex(o, "daemon", NULL));
+		json_object_put(o);
+	}
+
+	/* no status file: no daemon here, no warning */
+	rmdir(status);
+	st = run(args, out, sizeof(out), err, sizeof(err));
+	if (st != -2 && !module) {
+		EXPECT_EQ(1, st);
+		EXPECT_EQ(0, strncmp(err, "Error: rocepath generic netlink family not found", 48))
+			TH_LOG("%s", err);
+	} else if (st != -2) {
+		EXPECT_EQ(0, st) TH_LOG("%s", err);
+		EXPECT_STREQ("", err);
+		o = json_tokener_parse(out);
+		ASSERT_NE(NULL, o) TH_LOG("%s", out);
+		ASSERT_TRUE(json_object_object_get_ex(o, "daemon", &d));
+		EXPECT_FALSE(json_object_get_boolean(json_object_object_get(d, "running")));
+		EXPECT_STREQ(status, json_object_get_string(
+			json_object_object_get(d, "status_file")));
+		json_object_put(o);
+	}
+	unlink(cfg);
+	rmdir(dir);
+	if (st == -2)
+		SKIP(return, "rocepath binary not built");
 }
 
 TEST(missing_module_is_clear)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* kselftest_harness.h is not -Wextra clean. */
@@ -144,6 +145,26 @@ TEST(bad_files)
 		EXPECT_NE(NULL, strstr(err, bad[i].want)) TH_LOG("%zu: %s", i, err);
 	}
 	unlink(path);
+	rmdir(dir);
+}
+
+/*
+ * A status file that cannot be read says why (a directory: EISDIR), not
+ * "not valid JSON"; none at all is -ENOENT, the daemon not running here.
+ */
+TEST(unreadable_file)
+{
+	char dir[] = "/tmp/rp-status-XXXXXX", path[64], err[256], want[128];
+	struct rpd_status st;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/status.json", dir);
+	EXPECT_EQ(-ENOENT, rpd_status_read(path, &st, err, sizeof(err)));
+	ASSERT_EQ(0, mkdir(path, 0755));
+	EXPECT_EQ(-EISDIR, rpd_status_read(path, &st, err, sizeof(err)));
+	snprintf(want, sizeof(want), "%s: %s", path, strerror(EISDIR));
+	EXPECT_STREQ(want, err);
+	rmdir(path);
 	rmdir(dir);
 }
 
