@@ -15,7 +15,7 @@ void rp_flow_print(struct rp_out *o, const struct rp_flow *f)
 	rp_out_string(o, "remote", " remote %s",
 		      rp_addr_fmt(&f->remote, buf, sizeof(buf)));
 	rp_out_uint(o, "sport", " sport %llu", f->sport);
-	if (RP_HAS(f, ROCEPATH_A_FLOW_DQPN))
+	if (rp_flow_has_dqpn(f))
 		rp_out_uint(o, "dqpn", " dqpn %llu", f->dqpn);
 	if (RP_HAS(f, ROCEPATH_A_FLOW_LQPN))
 		rp_out_uint(o, "lqpn", " lqpn %llu", f->lqpn);

@@ -90,6 +90,11 @@ const char *rp_flow_counter_name(int attr)
 	       number_name(&rp_spec_flow, attr) : NULL;
 }
 
+bool rp_flow_has_dqpn(const struct rp_flow *f)
+{
+	return RP_HAS(f, ROCEPATH_A_FLOW_DQPN);
+}
+
 static int grow(void **v, size_t *cap, size_t n, size_t size)
 {
 	size_t ncap;

@@ -115,7 +115,7 @@ struct rp_flow {
 	struct rp_addr local;
 	struct rp_addr remote;
 	uint16_t sport;
-	uint32_t dqpn;
+	uint32_t dqpn;			/* valid when rp_flow_has_dqpn() */
 	uint32_t lqpn;
 	/* Indexed by ROCEPATH_A_FLOW_* (tx-packets .. cnp-rx, rate, alpha). */
 	uint64_t val[ROCEPATH_A_FLOW_MAX + 1];
@@ -169,6 +169,12 @@ int rp_dcqcn_check(const uint32_t *val, uint64_t known, char *why, size_t len);
 const char *rp_stats_name(int attr);
 /* tx_packets .. alpha, rate_kbps, rp_paced */
 const char *rp_flow_counter_name(int attr);
+/*
+ * Whether the kernel sent the flow's dqpn: an rx-only record (a packet
+ * that names no live QP of its sender) has none, and 0 is a valid QPN,
+ * so f->dqpn == 0 says nothing (Documentation/flows-dcqcn.rst).
+ */
+bool rp_flow_has_dqpn(const struct rp_flow *f);
 
 /*
  * Decoders of one nest (ROCEPATH_A_PIN/DEV/QP/FLOW/STATS/DCQCN): unknown

@@ -100,6 +100,12 @@ static void u32str(char *buf, size_t len, uint32_t v)
 	snprintf(buf, len, "%u", v);
 }
 
+/*
+ * The per-flow series are labelled dev, local, remote, sport, dqpn. An
+ * rx-only record has no dqpn (rp_flow_has_dqpn()): its label is empty,
+ * which Prometheus takes as no label, so that every series of a family
+ * has the same label names and dqpn="0" stays QP 0's.
+ */
 static void render_flows(struct rp_prom *p, const struct rp_flows *fs)
 {
 	char loc[RP_ADDR_STRLEN], rem[RP_ADDR_STRLEN], sport[8], dqpn[12];
@@ -114,7 +120,10 @@ static void render_flows(struct rp_prom *p, const struct rp_flows *fs)
 		rp_addr_fmt(&(f)->local, loc, sizeof(loc));		\
 		rp_addr_fmt(&(f)->remote, rem, sizeof(rem));		\
 		u32str(sport, sizeof(sport), (f)->sport);		\
-		u32str(dqpn, sizeof(dqpn), (f)->dqpn);			\
+		if (rp_flow_has_dqpn(f))				\
+			u32str(dqpn, sizeof(dqpn), (f)->dqpn);		\
+		else							\
+			dqpn[0] = '\0';					\
 	} while (0)
 
 	for (k = 0; k < sizeof(flow_counters) / sizeof(flow_counters[0]); k++) {

@@ -132,6 +132,7 @@ static void sample_data(struct rpd_metrics_data *d)
 	rp_addr_parse("192.0.2.1", &flow.local);
 	rp_addr_parse("192.0.2.2", &flow.remote);
 	flow.sport = 49152;
+	RP_SET(&flow, ROCEPATH_A_FLOW_DQPN);
 	flow.dqpn = 17;
 	for (int a = ROCEPATH_A_FLOW_TX_PACKETS; a <= ROCEPATH_A_FLOW_CNP_RX; a++) {
 		RP_SET(&flow, a);
@@ -218,6 +219,47 @@ TEST(document)
 	EXPECT_EQ(NULL, strstr(c.buf, "rocepath_plan_max_link_flows"));
 	EXPECT_EQ(NULL, strstr(c.buf, "rocepath_plan_info"));
 	EXPECT_NE(NULL, strstr(c.buf, "rocepath_module_loaded 0\n"));
+	free(c.buf);
+}
+
+/*
+ * An rx-only flow record (no dqpn from the kernel) has an empty dqpn
+ * label, Prometheus' absent label, not dqpn="0"; a sent dqpn of 0 is QP 0.
+ */
+TEST(flow_rx_only_has_empty_dqpn)
+{
+	static const char *const want[] = {
+		"rocepath_flow_rx_packets_total{dev=\"rxe0\",local=\"192.0.2.1\",remote=\"192.0.2.2\",sport=\"49152\",dqpn=\"\"} 10\n",
+		"rocepath_flow_rx_packets_total{dev=\"rxe0\",local=\"192.0.2.1\",remote=\"192.0.2.2\",sport=\"49153\",dqpn=\"0\"} 10\n",
+		"rocepath_flow_cnp_sent_total{dev=\"rxe0\",local=\"192.0.2.1\",remote=\"192.0.2.2\",sport=\"49152\",dqpn=\"\"} 14\n",
+	};
+	struct rpd_metrics_data d;
+	struct rp_flow f[2];
+	struct cap c;
+
+	memset(f, 0, sizeof(f));
+	for (int i = 0; i < 2; i++) {
+		strcpy(f[i].ibdev, "rxe0");
+		rp_addr_parse("192.0.2.1", &f[i].local);
+		rp_addr_parse("192.0.2.2", &f[i].remote);
+		f[i].sport = 49152 + i;
+		for (int a = ROCEPATH_A_FLOW_TX_PACKETS; a <= ROCEPATH_A_FLOW_CNP_RX; a++) {
+			RP_SET(&f[i], a);
+			f[i].val[a] = a;
+		}
+	}
+	RP_SET(&f[1], ROCEPATH_A_FLOW_DQPN);	/* dqpn 0 */
+	memset(&d, 0, sizeof(d));
+	d.module = true;
+	d.flows.v = f;
+	d.flows.n = 2;
+	cap_open(&c);
+	ASSERT_EQ(0, rpd_metrics_render(c.fp, &d));
+	cap_close(&c);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		EXPECT_TRUE(has_line(c.buf, want[i]));
+	/* QP 0 only where the kernel said so */
+	EXPECT_EQ(NULL, strstr(c.buf, "sport=\"49152\",dqpn=\"0\""));
 	free(c.buf);
 }
 
