@@ -13,7 +13,22 @@
 
 #define RP_FNV1A64_INIT 14695981039346656037ull
 
+/*
+ * The digest's text: "fnv1a64:" and 16 lowercase hex digits. RP_DIGEST_FMT
+ * takes an unsigned long long, for a line of several digests; RP_DIGEST_LEN
+ * is the text's size with its NUL.
+ */
+#define RP_DIGEST_FMT "fnv1a64:%016llx"
+#define RP_DIGEST_LEN 25
+
 /* Continues the digest @h (RP_FNV1A64_INIT to start) over @len bytes. */
 uint64_t rp_fnv1a64(uint64_t h, const void *buf, size_t len);
+/* Writes @h as its text into @buf, RP_DIGEST_LEN bytes; returns @buf. */
+char *rp_digest_fmt(uint64_t h, char *buf);
+/*
+ * Reads a digest's text, exactly as rp_digest_fmt() writes it (no sign,
+ * space, "0x" or upper case), from @s into @h; 0 or -EINVAL.
+ */
+int rp_digest_parse(const char *s, uint64_t *h);
 
 #endif

@@ -28,14 +28,13 @@ static void digests(const struct rpd_status *st, uint64_t v[5])
 
 static json_object *digest_json(const struct rpd_status *st, int i)
 {
-	char buf[RPD_DIGEST_LEN + 1];
+	char buf[RP_DIGEST_LEN];
 	uint64_t v[5];
 
 	if (!st->plan_valid)
 		return NULL;	/* json-c's null */
 	digests(st, v);
-	snprintf(buf, sizeof(buf), RPD_DIGEST_FMT, (unsigned long long)v[i]);
-	return json_object_new_string(buf);
+	return json_object_new_string(rp_digest_fmt(v[i], buf));
 }
 
 static int render(FILE *fp, void *arg)
@@ -117,21 +116,13 @@ static int parse(json_object *root, const char *path, struct rpd_status *st,
 		*bv[i] = json_object_get_boolean(x);
 	}
 	for (int i = 0; i < 5 && st->plan_valid; i++) {
-		unsigned long long v;
-		int end = 0;
-		const char *s;
-
 		x = member(root, digest_keys[i], json_type_string);
 		if (!x)
 			return bad(err, errlen, path, digest_keys[i],
 				   "missing or not a string");
-		s = json_object_get_string(x);
-		if (strlen(s) != RPD_DIGEST_LEN - 1 ||
-		    sscanf(s, "fnv1a64:%16llx%n", &v, &end) != 1 ||
-		    end != RPD_DIGEST_LEN - 1)
+		if (rp_digest_parse(json_object_get_string(x), &dv[i]))
 			return bad(err, errlen, path, digest_keys[i],
 				   "not fnv1a64: and 16 hex digits");
-		dv[i] = v;
 	}
 	st->plan = dv[0];
 	st->input = dv[1];
@@ -220,7 +211,7 @@ bool rpd_status_running(const struct rpd_status *st)
 void rpd_status_print(struct rp_out *o, const char *path,
 		      const struct rpd_status *st, bool running)
 {
-	char buf[RPD_DIGEST_LEN + 1], when[32] = "?";
+	char buf[RP_DIGEST_LEN], when[32] = "?";
 	uint64_t v[5];
 	struct tm tm;
 	time_t t;
@@ -249,17 +240,17 @@ void rpd_status_print(struct rp_out *o, const char *path,
 		    st->last_plan_ok ? "ok" : "failed");
 	digests(st, v);
 	for (int i = 0; i < 5; i++) {
-		snprintf(buf, sizeof(buf), RPD_DIGEST_FMT, (unsigned long long)v[i]);
 		if (st->plan_valid)
-			rp_out_string(o, digest_keys[i], NULL, buf);
+			rp_out_string(o, digest_keys[i], NULL,
+				      rp_digest_fmt(v[i], buf));
 		else
 			rp_out_null(o, digest_keys[i], NULL);
 	}
 	/* the line --check prints, so the two compare with diff */
 	if (st->plan_valid)
-		rp_out_text(o, "digest plan " RPD_DIGEST_FMT " input " RPD_DIGEST_FMT
-			    " topology " RPD_DIGEST_FMT " placement " RPD_DIGEST_FMT
-			    " probes " RPD_DIGEST_FMT "\n",
+		rp_out_text(o, "digest plan " RP_DIGEST_FMT " input " RP_DIGEST_FMT
+			    " topology " RP_DIGEST_FMT " placement " RP_DIGEST_FMT
+			    " probes " RP_DIGEST_FMT "\n",
 			    (unsigned long long)st->plan,
 			    (unsigned long long)st->input,
 			    (unsigned long long)st->topology,

@@ -21,13 +21,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "digest.h"
+
 struct rp_out;
 
 /* systemd's RuntimeDirectory=rocepath */
 #define RPD_STATUS_FILE_DEFAULT "/run/rocepath/status.json"
-/* "fnv1a64:" and 16 hex digits, as probe files write the topology's. */
-#define RPD_DIGEST_FMT "fnv1a64:%016llx"
-#define RPD_DIGEST_LEN 25
 
 struct rpd_status {
 	long pid;

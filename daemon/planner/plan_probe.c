@@ -6,7 +6,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "digest.h"
 #include "plan_json.h"
 #include "plan_probe.h"
 
@@ -180,7 +180,7 @@ static int probes_build(struct pctx *c, const struct rp_topo *t,
 {
 	json_object *arr;
 	const char *dig;
-	char want[40];
+	char want[RP_DIGEST_LEN];
 	int64_t ttl = 0;
 	int ret;
 
@@ -194,8 +194,7 @@ static int probes_build(struct pctx *c, const struct rp_topo *t,
 				     &arr);
 	if (ret)
 		return ret;
-	snprintf(want, sizeof(want), "fnv1a64:%016" PRIx64, t->digest);
-	if (strcmp(dig, want)) {
+	if (strcmp(dig, rp_digest_fmt(t->digest, want))) {
 		rp_json_err(c, ".topology", "answers taken on another topology (%s, this one is %s): probe again",
 			    dig, want);
 		return -ESTALE;
@@ -285,9 +284,9 @@ json_object *rp_probes_to_json(const struct rp_topo *t,
 {
 	json_object *o = json_object_new_object();
 	json_object *arr = json_object_new_array_ext(ps->n);
-	char dig[40];
+	char dig[RP_DIGEST_LEN];
 
-	snprintf(dig, sizeof(dig), "fnv1a64:%016" PRIx64, t->digest);
+	rp_digest_fmt(t->digest, dig);
 	json_object_object_add(o, "topology", json_object_new_string(dig));
 	json_object_object_add(o, "ttl", json_object_new_int(ps->ttl ? ps->ttl : 2));
 	for (size_t i = 0; i < ps->n; i++) {

@@ -14,7 +14,7 @@
 #include "reconcile.h"
 
 #include "replan_state.h"
-#include "rpd_status.h"	/* RPD_DIGEST_FMT */
+#include "digest.h"	/* RP_DIGEST_FMT */
 
 struct rp_nl;
 

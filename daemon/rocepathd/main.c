@@ -104,12 +104,12 @@ static void status(struct daemon *d)
 		rpd_sd_notifyf("STATUS=waiting for the rocepath module (%zu pins planned)",
 			       d->r.desired.n);
 	else if (d->r.last_error[0])
-		rpd_sd_notifyf("STATUS=%zu pins, generation %u, plan " RPD_DIGEST_FMT "; last error: %s",
+		rpd_sd_notifyf("STATUS=%zu pins, generation %u, plan " RP_DIGEST_FMT "; last error: %s",
 			       d->r.desired.n, d->r.installed_gen,
 			       (unsigned long long)d->k.plan_info.plan,
 			       d->r.last_error);
 	else
-		rpd_sd_notifyf("STATUS=%zu pins installed, generation %u, plan " RPD_DIGEST_FMT,
+		rpd_sd_notifyf("STATUS=%zu pins installed, generation %u, plan " RP_DIGEST_FMT,
 			       d->r.desired.n, d->r.installed_gen,
 			       (unsigned long long)d->k.plan_info.plan);
 }
@@ -261,9 +261,9 @@ static void do_plan(struct daemon *d)
 		const struct rpd_plan_info *in = &d->k.plan_info;
 
 		/* the fleet's audit trail: what every host planned, and from what */
-		rpd_info("plan " RPD_DIGEST_FMT " from input " RPD_DIGEST_FMT
-			 " (topology " RPD_DIGEST_FMT ", placement " RPD_DIGEST_FMT
-			 ", probes " RPD_DIGEST_FMT ")",
+		rpd_info("plan " RP_DIGEST_FMT " from input " RP_DIGEST_FMT
+			 " (topology " RP_DIGEST_FMT ", placement " RP_DIGEST_FMT
+			 ", probes " RP_DIGEST_FMT ")",
 			 (unsigned long long)in->plan, (unsigned long long)in->input,
 			 (unsigned long long)in->topology,
 			 (unsigned long long)in->placement,
@@ -446,9 +446,9 @@ static int check_once(struct daemon *d)
 	}
 	rp_pins_sort(&pins);
 	printf("host %s: %zu pins (%s)\n", d->cfg.host, pins.n, summary);
-	printf("digest plan " RPD_DIGEST_FMT " input " RPD_DIGEST_FMT
-	       " topology " RPD_DIGEST_FMT " placement " RPD_DIGEST_FMT
-	       " probes " RPD_DIGEST_FMT "\n",
+	printf("digest plan " RP_DIGEST_FMT " input " RP_DIGEST_FMT
+	       " topology " RP_DIGEST_FMT " placement " RP_DIGEST_FMT
+	       " probes " RP_DIGEST_FMT "\n",
 	       (unsigned long long)in.plan, (unsigned long long)in.input,
 	       (unsigned long long)in.topology, (unsigned long long)in.placement,
 	       (unsigned long long)in.probes);

@@ -264,14 +264,12 @@ static void plan_info(struct rp_prom *p, const struct rpd_plan_info *in)
 		"topology_digest", "placement_digest", "probes_digest" };
 	const uint64_t v[] = { in->plan, in->input, in->topology,
 			       in->placement, in->probes };
-	char val[5][RPD_DIGEST_LEN + 1];
+	char val[5][RP_DIGEST_LEN];
 	struct rp_prom_label l[5];
 
 	for (int i = 0; i < 5; i++) {
-		snprintf(val[i], sizeof(val[i]), RPD_DIGEST_FMT,
-			 (unsigned long long)v[i]);
 		l[i].name = names[i];
-		l[i].value = val[i];
+		l[i].value = rp_digest_fmt(v[i], val[i]);
 	}
 	rp_prom_family(p, "rocepath_plan_info", RP_PROM_GAUGE,
 		       "1, labelled with the digests (FNV-1a 64) of the running plan and of its inputs.");

@@ -2,8 +2,10 @@
 /*
  * Hash models of Documentation/planner.rst ("Hash model"): CRC check values, the hash input layout
  * (seed, fields in order, network byte order), select, tables, and the
- * kernel's QPN-derived default source port.
+ * kernel's QPN-derived default source port; and the FNV-1a 64 file
+ * digest's check values and its one text form, written and read back.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -11,6 +13,7 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #include "kselftest_harness.h"
+#include "digest.h"
 #include "plan_hash.h"
 
 static const char check[] = "123456789";
@@ -25,6 +28,35 @@ TEST(crc_check_values)
 	ASSERT_EQ(0x3908, rp_xor16(check, 9));
 	ASSERT_EQ(0xFFFF, rp_crc16_ccitt("", 0));
 	ASSERT_EQ(0, rp_crc32("", 0));
+}
+
+/*
+ * FNV-1a 64's published values, and its text: "fnv1a64:" and 16 lowercase
+ * hex digits, read back exactly as written and nothing else.
+ */
+TEST(digest_text)
+{
+	static const char *const bad[] = {
+		"", "fnv1a64:", "fnv1a64:0123456789abcde", "fnv1a64:0123456789abcdef0",
+		"fnv1a64:0123456789ABCDEF", "fnv1a64:0x23456789abcdef",
+		"fnv1a64:+123456789abcdef", "fnv1a64: 123456789abcdef",
+		"fnv1a64:0123456789abcdeg", "fnv1a32:0123456789abcdef",
+	};
+	char buf[RP_DIGEST_LEN];
+	uint64_t h;
+
+	ASSERT_EQ(0xcbf29ce484222325ull, rp_fnv1a64(RP_FNV1A64_INIT, "", 0));
+	ASSERT_EQ(0xaf63dc4c8601ec8cull, rp_fnv1a64(RP_FNV1A64_INIT, "a", 1));
+	EXPECT_STREQ("fnv1a64:cbf29ce484222325", rp_digest_fmt(RP_FNV1A64_INIT, buf));
+	EXPECT_STREQ("fnv1a64:000000000000002a", rp_digest_fmt(42, buf));
+	EXPECT_STREQ("fnv1a64:ffffffffffffffff", rp_digest_fmt(UINT64_MAX, buf));
+	EXPECT_EQ(0, rp_digest_parse("fnv1a64:0123456789abcdef", &h));
+	EXPECT_EQ(0x0123456789abcdefull, h);
+	EXPECT_EQ(0, rp_digest_parse(rp_digest_fmt(UINT64_MAX, buf), &h));
+	EXPECT_EQ(UINT64_MAX, h);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-EINVAL, rp_digest_parse(bad[i], &h)) TH_LOG("%s", bad[i]);
+	}
 }
 
 static void v4(struct rp_addr *a, int x, int y, int z, int w)

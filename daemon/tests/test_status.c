@@ -45,7 +45,7 @@ TEST(status_matches_metric)
 	struct rpd_metrics_data d;
 	struct rpd_reconciler r;
 	struct rpd_status st;
-	char *doc = NULL, key[64], val[RPD_DIGEST_LEN + 1];
+	char *doc = NULL, key[64], val[RP_DIGEST_LEN];
 	static const char *const keys[] = { "plan_digest", "input_digest",
 		"topology_digest", "placement_digest", "probes_digest" };
 	const uint64_t v[] = { info.plan, info.input, info.topology,
@@ -66,7 +66,7 @@ TEST(status_matches_metric)
 	ASSERT_EQ(0, rpd_metrics_render(fp, &d));
 	fclose(fp);
 	for (int i = 0; i < 5; i++) {
-		snprintf(val, sizeof(val), RPD_DIGEST_FMT, (unsigned long long)v[i]);
+		snprintf(val, sizeof(val), RP_DIGEST_FMT, (unsigned long long)v[i]);
 		snprintf(key, sizeof(key), "%s=\"%s\"", keys[i], val);
 		EXPECT_NE(NULL, strstr(doc, key)) TH_LOG("%s not in the metric", key);
 	}
@@ -129,6 +129,13 @@ TEST(bad_files)
 		  "key 'plan_digest': not fnv1a64:" },
 		{ "{\"pid\": 1, \"updated\": 1, \"pins\": 0, \"plan_valid\": true,"
 		  " \"last_plan_ok\": true, \"plan_digest\": \"fnv1a64:0123456789abcdeg\"}",
+		  "key 'plan_digest': not fnv1a64:" },
+		/* what sscanf's %llx took: a sign, "0x" */
+		{ "{\"pid\": 1, \"updated\": 1, \"pins\": 0, \"plan_valid\": true,"
+		  " \"last_plan_ok\": true, \"plan_digest\": \"fnv1a64:+123456789abcdef\"}",
+		  "key 'plan_digest': not fnv1a64:" },
+		{ "{\"pid\": 1, \"updated\": 1, \"pins\": 0, \"plan_valid\": true,"
+		  " \"last_plan_ok\": true, \"plan_digest\": \"fnv1a64:0x23456789abcdef\"}",
 		  "key 'plan_digest': not fnv1a64:" },
 		{ "{\"pid\": ", "not valid JSON" },
 	};
