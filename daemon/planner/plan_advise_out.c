@@ -55,12 +55,20 @@ int rp_advice_placement_text(const struct rp_advice *a, const char *name,
 {
 	struct pctx c = { .file = name, .err = err };
 	json_object *root, *jobs, *job;
+	const struct rp_jv *jv;
+	struct rp_jdoc d;
 	const char *s;
 	int ret;
 
-	ret = rp_place_json(&c, place_text, len, &root, &jobs);
+	/* checked as the planner reads it; json-c's tree to print it again */
+	ret = rp_place_json(&c, place_text, len, &d, &jv);
 	if (ret)
 		return ret;
+	rp_jdoc_free(&d);
+	ret = rp_json_tree(&c, place_text, len, &root);
+	if (ret)
+		return rp_json_end(&c, &d, ret);
+	jobs = json_object_object_get(root, "jobs");
 	ret = -ENOMEM;
 	job = rp_advice_job_json(a);
 	if (!job)
@@ -76,7 +84,8 @@ int rp_advice_placement_text(const struct rp_advice *a, const char *name,
 		goto out;
 	ret = 0;
 out:
-	return rp_json_end(&c, root, ret);
+	rp_json_tree_put(root);
+	return rp_json_end(&c, &d, ret);
 }
 
 static int put_text(FILE *fp, void *text)

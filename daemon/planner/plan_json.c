@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * JSON helpers of the cluster file parsers: errors with file, JSON path and
- * reason, whole-file reads, typed member access.
+ * reason, whole-file reads, the parse (compact, or json-c's for what the
+ * compact reader declines), typed member access.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <json-c/json.h>
 
 #include "plan_json.h"
 
@@ -110,9 +108,9 @@ void rp_json_pathf(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-int rp_json_end(struct pctx *c, json_object *root, int ret)
+int rp_json_end(struct pctx *c, struct rp_jdoc *d, int ret)
 {
-	rp_json_put(root);
+	rp_jdoc_free(d);
 	if (ret == -ENOMEM)
 		rp_err_set(c->err, c->file, "", 0, 0, "out of memory");
 	return ret;
@@ -130,134 +128,88 @@ int rp_json_err(struct pctx *c, const char *path, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/*
- * glibc's fastbins make freeing a tree of a million small json-c objects
- * slow (malloc_consolidate walks them again and again): a quarter of the
- * time of loading a 131k-GPU topology. Off while a tree lives, then back to
- * glibc's default (64 * sizeof(size_t) / 4).
- */
-#define RP_MXFAST_DEFAULT	(64 * sizeof(size_t) / 4)
-
-void rp_json_put(json_object *root)
+int rp_json_parse(struct pctx *c, const char *text, size_t len,
+		  struct rp_jdoc *d)
 {
-	json_object_put(root);
-	mallopt(M_MXFAST, RP_MXFAST_DEFAULT);
+	int ret = rp_jdoc_parse(text, len, d);
+
+	if (ret != -EINVAL)
+		return ret;
+	rp_jdoc_free(d);
+	return rp_json_parse_c(c, text, len, d);
 }
 
-int rp_json_parse(struct pctx *c, const char *text, size_t len,
-		  json_object **out)
+int rp_json_type(struct pctx *c, const struct rp_jv *v, const char *path,
+		 enum rp_jtype type)
 {
-	struct json_tokener *tok;
-	enum json_tokener_error je;
-	json_object *o;
-	size_t end, i;
-	int line = 1, col = 1;
+	static const char *const tn[] = {
+		[RP_JNULL] = "null", [RP_JBOOL] = "a boolean",
+		[RP_JDOUBLE] = "a number", [RP_JINT] = "an integer",
+		[RP_JOBJECT] = "an object", [RP_JARRAY] = "an array",
+		[RP_JSTRING] = "a string",
+	};
 
-	mallopt(M_MXFAST, 0);
-	tok = json_tokener_new();
-	if (!tok) {
-		mallopt(M_MXFAST, RP_MXFAST_DEFAULT);
-		return -ENOMEM;
-	}
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	je = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	if (!o && je == json_tokener_continue)
-		je = json_tokener_error_parse_eof;
-	if (o) {
-		/* Only white space may follow the document. */
-		while (end < len && strchr(" \t\r\n", text[end]))
-			end++;
-		if (end < len) {
-			json_object_put(o);
-			o = NULL;
-			je = json_tokener_error_parse_unexpected;
-		}
-	}
-	json_tokener_free(tok);
-	if (o) {
-		*out = o;
+	if (v->type == type)
 		return 0;
-	}
-	mallopt(M_MXFAST, RP_MXFAST_DEFAULT);
-	if (end > len)
-		end = len;
-	for (i = 0; i < end && i < len; i++) {
-		if (text[i] == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
-	rp_err_set(c->err, c->file, "", line, col, "malformed JSON: %s",
-		   json_tokener_error_desc(je));
-	return -EINVAL;
+	return rp_json_err(c, path, "expected %s", tn[type]);
 }
 
 /* Typed member access; *v NULL when absent and optional. */
-int rp_json_member(struct pctx *c, json_object *obj, const char *opath,
-		   const char *key, enum json_type type, bool required,
-		   json_object **v)
+int rp_json_member(struct pctx *c, const struct rp_jv *obj, const char *opath,
+		   const char *key, enum rp_jtype type, bool required,
+		   const struct rp_jv **v)
 {
-	static const char *const tn[] = {
-		[json_type_null] = "null", [json_type_boolean] = "a boolean",
-		[json_type_double] = "a number", [json_type_int] = "an integer",
-		[json_type_object] = "an object", [json_type_array] = "an array",
-		[json_type_string] = "a string",
-	};
 	char p[300];
 
 	/* paths are formatted only for errors: members are read by the 100,000 */
-	*v = NULL;
-	if (!json_object_object_get_ex(obj, key, v) || !*v) {
+	*v = rp_jv_get(obj, key);
+	if (!*v || (*v)->type == RP_JNULL) {
 		*v = NULL;
 		if (required)
 			return rp_json_err(c, opath, "missing \"%s\"", key);
 		return 0;
 	}
-	if (json_object_get_type(*v) != type) {
+	if ((*v)->type != type) {
 		rp_json_pathf(p, sizeof(p), "%s.%s", opath, key);
-		return rp_json_err(c, p, "expected %s", tn[type]);
+		return rp_json_type(c, *v, p, type);
 	}
 	return 0;
 }
 
-int rp_json_int(struct pctx *c, json_object *obj, const char *opath,
+int rp_json_int(struct pctx *c, const struct rp_jv *obj, const char *opath,
 		const char *key, bool required, int64_t lo, int64_t hi,
 		const char *what, int64_t *out)
 {
-	json_object *v;
-	char p[300];
+	const struct rp_jv *v;
+	char p[300], n[24];
 	int64_t x;
 	int ret;
 
-	ret = rp_json_member(c, obj, opath, key, json_type_int, required, &v);
+	ret = rp_json_member(c, obj, opath, key, RP_JINT, required, &v);
 	if (ret || !v)
 		return ret;
-	errno = 0;
-	x = json_object_get_int64(v);
-	if (errno || x < lo || x > hi) {
+	x = rp_jv_int(v);
+	if (x < lo || x > hi) {
 		rp_json_pathf(p, sizeof(p), "%s.%s", opath, key);
 		return rp_json_err(c, p, "%s %s out of range (%lld..%lld)", what,
-				   json_object_get_string(v), (long long)lo,
+				   rp_jv_itoa(v, n, sizeof(n)), (long long)lo,
 				   (long long)hi);
 	}
 	*out = x;
 	return 0;
 }
 
-int rp_json_str(struct pctx *c, json_object *obj, const char *opath,
+int rp_json_str(struct pctx *c, const struct rp_jv *obj, const char *opath,
 		const char *key, bool required, const char **out)
 {
-	json_object *v;
+	const struct rp_jv *v;
 	char p[300];
 	int ret;
 
-	ret = rp_json_member(c, obj, opath, key, json_type_string, required, &v);
+	ret = rp_json_member(c, obj, opath, key, RP_JSTRING, required, &v);
 	if (ret || !v)
 		return ret;
-	*out = json_object_get_string(v);
+	*out = v->s;
 	if (!**out) {
 		rp_json_pathf(p, sizeof(p), "%s.%s", opath, key);
 		return rp_json_err(c, p, "empty string");

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "plan_json.h"
 
 void rp_place_free(struct rp_place *p)
@@ -39,28 +37,28 @@ int rp_job_cmp(const void *a, const void *b)
 		      ((const struct rp_job *)b)->id);
 }
 
-static int parse_job(struct pctx *c, const struct rp_topo *t, json_object *j,
-		     const char *p, struct rp_job *job)
+static int parse_job(struct pctx *c, const struct rp_topo *t,
+		     const struct rp_jv *j, const char *p, struct rp_job *job)
 {
-	json_object *rails, *hosts;
+	const struct rp_jv *rails, *hosts, *e;
 	const char *id, *pat;
 	int64_t qps = 1;
-	char q[320];
+	char q[320], num[24];
 	size_t n;
 	int ret;
 
-	if (!json_object_is_type(j, json_type_object))
-		return rp_json_err(c, p, "expected an object");
-	ret = rp_json_str(c, j, p, "id", true, &id);
+	ret = rp_json_type(c, j, p, RP_JOBJECT);
+	if (!ret)
+		ret = rp_json_str(c, j, p, "id", true, &id);
 	if (!ret)
 		ret = rp_json_str(c, j, p, "pattern", true, &pat);
 	if (!ret)
 		ret = rp_json_int(c, j, p, "qps_per_connection", false, 1, 1024,
 				  "qps_per_connection", &qps);
 	if (!ret)
-		ret = rp_json_member(c, j, p, "rails", json_type_array, true, &rails);
+		ret = rp_json_member(c, j, p, "rails", RP_JARRAY, true, &rails);
 	if (!ret)
-		ret = rp_json_member(c, j, p, "hosts", json_type_array, true, &hosts);
+		ret = rp_json_member(c, j, p, "hosts", RP_JARRAY, true, &hosts);
 	if (ret)
 		return ret;
 	job->id = strdup(id);
@@ -75,7 +73,7 @@ static int parse_job(struct pctx *c, const struct rp_topo *t, json_object *j,
 		return rp_json_err(c, q, "unknown pattern \"%s\" (ring, alltoall)", pat);
 	}
 	job->qps = qps;
-	n = json_object_array_length(rails);
+	n = rp_jv_len(rails);
 	if (!n) {
 		rp_json_pathf(q, sizeof(q), "%s.rails", p);
 		return rp_json_err(c, q, "empty job \"%s\": no rails", id);
@@ -84,24 +82,23 @@ static int parse_job(struct pctx *c, const struct rp_topo *t, json_object *j,
 	if (!job->rails)
 		return -ENOMEM;
 	job->nrails = n;
-	for (size_t i = 0; i < n; i++) {
-		json_object *r = json_object_array_get_idx(rails, i);
-
+	e = rp_jv_first(rails);
+	for (size_t i = 0; i < n; i++, e = rp_jv_next(e)) {
 		rp_json_pathf(q, sizeof(q), "%s.rails[%zu]", p, i);
-		if (!json_object_is_type(r, json_type_int))
-			return rp_json_err(c, q, "expected an integer");
-		if (json_object_get_int64(r) < 0 ||
-		    json_object_get_int64(r) > 65535)
+		ret = rp_json_type(c, e, q, RP_JINT);
+		if (ret)
+			return ret;
+		if (rp_jv_int(e) < 0 || rp_jv_int(e) > 65535)
 			return rp_json_err(c, q, "rail %s out of range (0..65535)",
-					   json_object_get_string(r));
-		job->rails[i] = json_object_get_int(r);
+					   rp_jv_itoa(e, num, sizeof(num)));
+		job->rails[i] = e->i;
 		for (size_t k = 0; k < i; k++)
 			if (job->rails[k] == job->rails[i])
 				return rp_json_err(c, q, "duplicate rail %d",
 						   job->rails[i]);
 	}
 	qsort(job->rails, n, sizeof(int), rp_cmp_int);
-	n = json_object_array_length(hosts);
+	n = rp_jv_len(hosts);
 	if (!n) {
 		rp_json_pathf(q, sizeof(q), "%s.hosts", p);
 		return rp_json_err(c, q, "empty job \"%s\": no hosts", id);
@@ -110,17 +107,17 @@ static int parse_job(struct pctx *c, const struct rp_topo *t, json_object *j,
 	if (!job->hosts)
 		return -ENOMEM;
 	job->nhosts = n;
-	for (size_t i = 0; i < n; i++) {
-		json_object *h = json_object_array_get_idx(hosts, i);
+	e = rp_jv_first(hosts);
+	for (size_t i = 0; i < n; i++, e = rp_jv_next(e)) {
 		int hi;
 
 		rp_json_pathf(q, sizeof(q), "%s.hosts[%zu]", p, i);
-		if (!json_object_is_type(h, json_type_string))
-			return rp_json_err(c, q, "expected a string");
-		hi = rp_topo_find_host(t, json_object_get_string(h));
+		ret = rp_json_type(c, e, q, RP_JSTRING);
+		if (ret)
+			return ret;
+		hi = rp_topo_find_host(t, e->s);
 		if (hi < 0)
-			return rp_json_err(c, q, "unknown host \"%s\"",
-					   json_object_get_string(h));
+			return rp_json_err(c, q, "unknown host \"%s\"", e->s);
 		for (size_t k = 0; k < i; k++)
 			if (job->hosts[k] == hi)
 				return rp_json_err(c, q, "duplicate host \"%s\" (also .hosts[%zu])",
@@ -135,21 +132,16 @@ static int parse_job(struct pctx *c, const struct rp_topo *t, json_object *j,
 }
 
 int rp_place_json(struct pctx *c, const char *text, size_t len,
-		  json_object **root, json_object **jobs)
+		  struct rp_jdoc *d, const struct rp_jv **jobs)
 {
-	int ret = rp_json_parse(c, text, len, root);
+	int ret = rp_json_parse(c, text, len, d);
 
+	if (!ret)
+		ret = rp_json_type(c, d->v, "", RP_JOBJECT);
+	if (!ret)
+		ret = rp_json_member(c, d->v, "", "jobs", RP_JARRAY, true, jobs);
 	if (ret)
-		return ret;
-	if (!json_object_is_type(*root, json_type_object))
-		ret = rp_json_err(c, "", "expected an object");
-	else
-		ret = rp_json_member(c, *root, "", "jobs", json_type_array,
-				     true, jobs);
-	if (ret) {
-		rp_json_put(*root);
-		*root = NULL;
-	}
+		rp_jdoc_free(d);
 	return ret;
 }
 
@@ -158,28 +150,28 @@ int rp_place_parse(const char *name, const char *text, size_t len,
 		   struct rp_err *err)
 {
 	struct pctx c = { .file = name, .err = err };
+	const struct rp_jv *jobs, *j;
 	struct rp_place *pl;
-	json_object *root, *jobs;
+	struct rp_jdoc d;
 	char p[300];
 	int ret;
 
-	ret = rp_place_json(&c, text, len, &root, &jobs);
+	ret = rp_place_json(&c, text, len, &d, &jobs);
 	if (ret)
 		return ret;
 	pl = calloc(1, sizeof(*pl));
 	if (!pl)
-		return rp_json_end(&c, root, -ENOMEM);
-	pl->jobs = calloc(json_object_array_length(jobs) + 1,
-			  sizeof(*pl->jobs));
+		return rp_json_end(&c, &d, -ENOMEM);
+	pl->jobs = calloc(rp_jv_len(jobs) + 1, sizeof(*pl->jobs));
 	if (!pl->jobs) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < json_object_array_length(jobs); i++) {
+	j = rp_jv_first(jobs);
+	for (size_t i = 0; i < rp_jv_len(jobs); i++, j = rp_jv_next(j)) {
 		rp_json_pathf(p, sizeof(p), ".jobs[%zu]", i);
 		pl->njobs++;
-		ret = parse_job(&c, t, json_object_array_get_idx(jobs, i), p,
-				&pl->jobs[i]);
+		ret = parse_job(&c, t, j, p, &pl->jobs[i]);
 		if (ret)
 			goto out;
 		for (size_t k = 0; k < i; k++) {
@@ -193,7 +185,7 @@ int rp_place_parse(const char *name, const char *text, size_t len,
 	}
 	qsort(pl->jobs, pl->njobs, sizeof(*pl->jobs), rp_job_cmp);
 out:
-	ret = rp_json_end(&c, root, ret);
+	ret = rp_json_end(&c, &d, ret);
 	if (ret) {
 		rp_place_free(pl);
 		return ret;

@@ -158,7 +158,8 @@ static int find_switch(const struct rp_topo *t, const char *name)
 	return -1;
 }
 
-static int nic_member(struct pctx *c, const struct rp_topo *t, json_object *o,
+static int nic_member(struct pctx *c, const struct rp_topo *t,
+		      const struct rp_jv *o,
 		      const char *op, const char *key, struct rp_addr *a)
 {
 	const char *s;
@@ -176,21 +177,21 @@ static int nic_member(struct pctx *c, const struct rp_topo *t, json_object *o,
 }
 
 static int probes_build(struct pctx *c, const struct rp_topo *t,
-			json_object *root, struct rp_probes *out)
+			const struct rp_jv *root, struct rp_probes *out)
 {
-	json_object *arr;
+	const struct rp_jv *arr, *e;
 	const char *dig;
 	char want[RP_DIGEST_LEN];
 	int64_t ttl = 0;
 	int ret;
 
-	if (!json_object_is_type(root, json_type_object))
-		return rp_json_err(c, "", "expected an object");
-	ret = rp_json_str(c, root, "", "topology", true, &dig);
+	ret = rp_json_type(c, root, "", RP_JOBJECT);
+	if (!ret)
+		ret = rp_json_str(c, root, "", "topology", true, &dig);
 	if (!ret)
 		ret = rp_json_int(c, root, "", "ttl", false, 1, 255, "ttl", &ttl);
 	if (!ret)
-		ret = rp_json_member(c, root, "", "probes", json_type_array, true,
+		ret = rp_json_member(c, root, "", "probes", RP_JARRAY, true,
 				     &arr);
 	if (ret)
 		return ret;
@@ -201,17 +202,17 @@ static int probes_build(struct pctx *c, const struct rp_topo *t,
 	}
 	out->digest = t->digest;
 	out->ttl = ttl;
-	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		json_object *e = json_object_array_get_idx(arr, i);
+	e = rp_jv_first(arr);
+	for (size_t i = 0; i < rp_jv_len(arr); i++, e = rp_jv_next(e)) {
 		struct rp_probe pr = { .sw = -1 };
 		const char *sw;
 		char p[300], q[320];
 		int64_t sport;
 
 		rp_json_pathf(p, sizeof(p), ".probes[%zu]", i);
-		if (!json_object_is_type(e, json_type_object))
-			return rp_json_err(c, p, "expected an object");
-		ret = nic_member(c, t, e, p, "src_ip", &pr.src);
+		ret = rp_json_type(c, e, p, RP_JOBJECT);
+		if (!ret)
+			ret = nic_member(c, t, e, p, "src_ip", &pr.src);
 		if (!ret)
 			ret = nic_member(c, t, e, p, "dst_ip", &pr.dst);
 		if (!ret)
@@ -238,20 +239,16 @@ int rp_probes_parse(const struct rp_topo *t, const char *name,
 		    struct rp_err *err)
 {
 	struct pctx c = { .file = name, .err = err };
-	json_object *root;
+	struct rp_jdoc d;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = rp_json_parse(&c, text, len, &root);
+	ret = rp_json_parse(&c, text, len, &d);
+	if (!ret)
+		ret = probes_build(&c, t, d.v, out);
+	ret = rp_json_end(&c, &d, ret);
 	if (ret)
-		return ret;
-	ret = probes_build(&c, t, root, out);
-	rp_json_put(root);
-	if (ret) {
-		if (ret == -ENOMEM)
-			rp_err_set(err, name, "", 0, 0, "out of memory");
 		rp_probes_free(out);
-	}
 	return ret;
 }
 

@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
 #include "digest.h"
 #include "plan_json.h"
 
@@ -66,10 +64,10 @@ void rp_topo_free(struct rp_topo *t)
 	free(t);
 }
 
-static int parse_hash(struct pctx *c, json_object *h, const char *hp,
+static int parse_hash(struct pctx *c, const struct rp_jv *h, const char *hp,
 		      struct rp_hash_model *m)
 {
-	json_object *fields, *table;
+	const struct rp_jv *fields, *table, *e;
 	const char *s = NULL;
 	char p[300];
 	int64_t seed = 0;
@@ -102,11 +100,11 @@ static int parse_hash(struct pctx *c, json_object *h, const char *hp,
 		return rp_json_err(c, p, "unknown hash select \"%s\" (full, lo16, hi16)",
 				   s);
 	}
-	ret = rp_json_member(c, h, hp, "fields", json_type_array, false, &fields);
+	ret = rp_json_member(c, h, hp, "fields", RP_JARRAY, false, &fields);
 	if (ret)
 		return ret;
 	if (fields) {
-		size_t n = json_object_array_length(fields);
+		size_t n = rp_jv_len(fields);
 
 		if (!n || n > RP_HASH_MAX_FIELDS) {
 			rp_json_pathf(p, sizeof(p), "%s.fields", hp);
@@ -114,19 +112,18 @@ static int parse_hash(struct pctx *c, json_object *h, const char *hp,
 					   RP_HASH_MAX_FIELDS);
 		}
 		m->nfields = n;
-		for (size_t i = 0; i < n; i++) {
-			json_object *f = json_object_array_get_idx(fields, i);
-
+		e = rp_jv_first(fields);
+		for (size_t i = 0; i < n; i++, e = rp_jv_next(e)) {
 			rp_json_pathf(p, sizeof(p), "%s.fields[%zu]", hp, i);
-			if (!json_object_is_type(f, json_type_string))
-				return rp_json_err(c, p, "expected a string");
-			if (rp_hash_field_parse(json_object_get_string(f),
-						&m->fields[i]))
+			ret = rp_json_type(c, e, p, RP_JSTRING);
+			if (ret)
+				return ret;
+			if (rp_hash_field_parse(e->s, &m->fields[i]))
 				return rp_json_err(c, p, "unknown hash field \"%s\"",
-						   json_object_get_string(f));
+						   e->s);
 		}
 	}
-	ret = rp_json_member(c, h, hp, "table", json_type_object, false, &table);
+	ret = rp_json_member(c, h, hp, "table", RP_JOBJECT, false, &table);
 	if (ret)
 		return ret;
 	if (m->alg == RP_HASH_TABLE && !table)
@@ -136,20 +133,22 @@ static int parse_hash(struct pctx *c, json_object *h, const char *hp,
 		if (!m->table)
 			return -ENOMEM;
 		memset(m->table, 0xFF, 65536 * sizeof(*m->table));
-		json_object_object_foreach(table, key, val) {
+		e = rp_jv_first(table);
+		for (size_t i = 0; i < table->n; i++, e = rp_jv_next(e)) {
 			char *end;
-			long port = strtol(key, &end, 10);
+			long port = strtol(e->key, &end, 10);
 			int64_t mem;
 
-			rp_json_pathf(p, sizeof(p), "%s.table.\"%s\"", hp, key);
-			if (!*key || *end)
+			rp_json_pathf(p, sizeof(p), "%s.table.\"%s\"", hp, e->key);
+			if (!*e->key || *end)
 				return rp_json_err(c, p, "key is not a port number");
 			if (port < 0 || port > 65535)
 				return rp_json_err(c, p, "port %ld out of range (0..65535)",
 						   port);
-			if (!json_object_is_type(val, json_type_int))
-				return rp_json_err(c, p, "expected an integer");
-			mem = json_object_get_int64(val);
+			ret = rp_json_type(c, e, p, RP_JINT);
+			if (ret)
+				return ret;
+			mem = rp_jv_int(e);
 			if (mem < 0 || mem > 65535)
 				return rp_json_err(c, p, "member %lld out of range (0..65535)",
 						   (long long)mem);
@@ -181,30 +180,30 @@ int rp_topo_addr_parse(const char *s, struct rp_addr *a, char *canon,
 }
 
 /* A switch's optional "addresses": the IPs its ICMP errors come from. */
-static int parse_swaddrs(struct pctx *c, json_object *s, const char *sp,
+static int parse_swaddrs(struct pctx *c, const struct rp_jv *s, const char *sp,
 			 struct rp_switch *sw)
 {
-	json_object *arr;
+	const struct rp_jv *arr, *a;
 	char p[320];
 	size_t n;
 	int ret;
 
-	ret = rp_json_member(c, s, sp, "addresses", json_type_array, false, &arr);
+	ret = rp_json_member(c, s, sp, "addresses", RP_JARRAY, false, &arr);
 	if (ret || !arr)
 		return ret;
-	n = json_object_array_length(arr);
+	n = rp_jv_len(arr);
 	sw->addrs = calloc(n + 1, sizeof(*sw->addrs));
 	if (!sw->addrs)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		json_object *a = json_object_array_get_idx(arr, i);
-
+	a = rp_jv_first(arr);
+	for (size_t i = 0; i < n; i++, a = rp_jv_next(a)) {
 		rp_json_pathf(p, sizeof(p), "%s.addresses[%zu]", sp, i);
-		if (!json_object_is_type(a, json_type_string))
-			return rp_json_err(c, p, "expected a string");
-		if (rp_topo_addr_parse(json_object_get_string(a), &sw->addrs[i], NULL, 0))
+		ret = rp_json_type(c, a, p, RP_JSTRING);
+		if (ret)
+			return ret;
+		if (rp_topo_addr_parse(a->s, &sw->addrs[i], NULL, 0))
 			return rp_json_err(c, p, "invalid IP address \"%s\"",
-					   json_object_get_string(a));
+					   a->s);
 		sw->naddrs++;
 	}
 	return 0;
@@ -400,40 +399,40 @@ static int tplanes_rail(const struct tplanes *tp, int rail)
 }
 
 /* "planes": [{"name": "p0", "rails": [0, 1]}, ...] (optional). */
-static int parse_planes(struct pctx *c, json_object *root, struct tplanes *tp)
+static int parse_planes(struct pctx *c, const struct rp_jv *root,
+			struct tplanes *tp)
 {
-	json_object *ps;
+	const struct rp_jv *ps, *o, *rails, *r;
 	size_t n, nr = 0;
 	char p[300];
 	int ret;
 
 	memset(tp, 0, sizeof(*tp));
-	ret = rp_json_member(c, root, "", "planes", json_type_array, false, &ps);
+	ret = rp_json_member(c, root, "", "planes", RP_JARRAY, false, &ps);
 	if (ret || !ps)
 		return ret;
-	n = json_object_array_length(ps);
-	for (size_t i = 0; i < n; i++) {
-		json_object *r = json_object_object_get(
-			json_object_array_get_idx(ps, i), "rails");
-
-		if (json_object_is_type(r, json_type_array))
-			nr += json_object_array_length(r);
+	n = rp_jv_len(ps);
+	o = rp_jv_first(ps);
+	for (size_t i = 0; i < n; i++, o = rp_jv_next(o)) {
+		r = rp_jv_get(o, "rails");
+		if (r && r->type == RP_JARRAY)
+			nr += r->n;
 	}
 	tp->name = calloc(n + 1, sizeof(*tp->name));
 	tp->rail = calloc(nr + 1, sizeof(int));
 	tp->plane = calloc(nr + 1, sizeof(int));
 	if (!tp->name || !tp->rail || !tp->plane)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		json_object *o = json_object_array_get_idx(ps, i), *rails;
+	o = rp_jv_first(ps);
+	for (size_t i = 0; i < n; i++, o = rp_jv_next(o)) {
 		size_t k;
 
 		rp_json_pathf(p, sizeof(p), ".planes[%zu]", i);
-		if (!json_object_is_type(o, json_type_object))
-			return rp_json_err(c, p, "expected an object");
-		ret = rp_json_str(c, o, p, "name", true, &tp->name[i]);
+		ret = rp_json_type(c, o, p, RP_JOBJECT);
 		if (!ret)
-			ret = rp_json_member(c, o, p, "rails", json_type_array,
+			ret = rp_json_str(c, o, p, "name", true, &tp->name[i]);
+		if (!ret)
+			ret = rp_json_member(c, o, p, "rails", RP_JARRAY,
 					     true, &rails);
 		if (ret)
 			return ret;
@@ -444,20 +443,21 @@ static int parse_planes(struct pctx *c, json_object *root, struct tplanes *tp)
 						   tp->name[i], k);
 			}
 		tp->n = i + 1;
-		if (!json_object_array_length(rails)) {
+		if (!rails->n) {
 			rp_json_pathf(p, sizeof(p), ".planes[%zu].rails", i);
 			return rp_json_err(c, p, "plane \"%s\" has no rails",
 					   tp->name[i]);
 		}
-		for (k = 0; k < json_object_array_length(rails); k++) {
-			json_object *r = json_object_array_get_idx(rails, k);
+		r = rp_jv_first(rails);
+		for (k = 0; k < rails->n; k++, r = rp_jv_next(r)) {
 			int64_t rail;
 			int other;
 
 			rp_json_pathf(p, sizeof(p), ".planes[%zu].rails[%zu]", i, k);
-			if (!json_object_is_type(r, json_type_int))
-				return rp_json_err(c, p, "expected an integer");
-			rail = json_object_get_int64(r);
+			ret = rp_json_type(c, r, p, RP_JINT);
+			if (ret)
+				return ret;
+			rail = rp_jv_int(r);
 			if (rail < 0 || rail > 65535)
 				return rp_json_err(c, p, "rail %lld out of range (0..65535)",
 						   (long long)rail);
@@ -729,9 +729,10 @@ static const char *bad_pair(const struct rp_switch *x, const struct rp_switch *y
 	return "";
 }
 
-static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
+static int topo_build(struct pctx *c, const struct rp_jv *root,
+		      struct rp_topo *t)
 {
-	json_object *sws, *lks, *hs;
+	const struct rp_jv *sws, *lks, *hs, *js, *jl, *jh;
 	struct tsw *tsw = NULL;
 	struct tlink *tl = NULL;
 	struct tulink *tu = NULL;
@@ -743,20 +744,21 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 	char p[300];
 	int ret;
 
-	if (!json_object_is_type(root, json_type_object))
-		return rp_json_err(c, "", "expected an object");
-	ret = rp_json_member(c, root, "", "switches", json_type_array, true, &sws);
+	ret = rp_json_type(c, root, "", RP_JOBJECT);
+	if (ret)
+		return ret;
+	ret = rp_json_member(c, root, "", "switches", RP_JARRAY, true, &sws);
 	if (!ret)
-		ret = rp_json_member(c, root, "", "links", json_type_array, true, &lks);
+		ret = rp_json_member(c, root, "", "links", RP_JARRAY, true, &lks);
 	if (!ret)
-		ret = rp_json_member(c, root, "", "hosts", json_type_array, true, &hs);
+		ret = rp_json_member(c, root, "", "hosts", RP_JARRAY, true, &hs);
 	if (!ret)
 		ret = parse_planes(c, root, &tp);
 	if (ret)
 		goto out;
-	nsw = json_object_array_length(sws);
-	nl = json_object_array_length(lks);
-	nh = json_object_array_length(hs);
+	nsw = rp_jv_len(sws);
+	nl = rp_jv_len(lks);
+	nh = rp_jv_len(hs);
 
 	ret = -ENOMEM;
 	tsw = calloc(nsw + 1, sizeof(*tsw));
@@ -769,23 +771,22 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 		goto out;
 
 	/* switches */
-	for (size_t i = 0; i < nsw; i++) {
-		json_object *s = json_object_array_get_idx(sws, i), *h;
+	js = rp_jv_first(sws);
+	for (size_t i = 0; i < nsw; i++, js = rp_jv_next(js)) {
+		const struct rp_jv *hash;
 		const char *name, *tier;
 
 		rp_json_pathf(p, sizeof(p), ".switches[%zu]", i);
 		tsw[i].orig = i;
-		if (!json_object_is_type(s, json_type_object)) {
-			ret = rp_json_err(c, p, "expected an object");
-			goto out;
-		}
-		ret = rp_json_str(c, s, p, "name", true, &name);
+		ret = rp_json_type(c, js, p, RP_JOBJECT);
 		if (!ret)
-			ret = rp_json_str(c, s, p, "tier", true, &tier);
+			ret = rp_json_str(c, js, p, "name", true, &name);
 		if (!ret)
-			ret = rp_json_str(c, s, p, "pod", false, &tsw[i].pod);
+			ret = rp_json_str(c, js, p, "tier", true, &tier);
 		if (!ret)
-			ret = rp_json_str(c, s, p, "plane", false, &tsw[i].plane);
+			ret = rp_json_str(c, js, p, "pod", false, &tsw[i].pod);
+		if (!ret)
+			ret = rp_json_str(c, js, p, "plane", false, &tsw[i].plane);
 		if (ret)
 			goto out;
 		if (!strcmp(tier, "leaf")) {
@@ -807,17 +808,17 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 			ret = -ENOMEM;
 			goto out;
 		}
-		ret = rp_json_member(c, s, p, "hash", json_type_object, false, &h);
+		ret = rp_json_member(c, js, p, "hash", RP_JOBJECT, false, &hash);
 		if (ret)
 			goto out;
 		{
 			char q[320];
 
 			rp_json_pathf(q, sizeof(q), "%s.hash", p);
-			ret = parse_hash(c, h, q, &tsw[i].s.hash);
+			ret = parse_hash(c, hash, q, &tsw[i].s.hash);
 		}
 		if (!ret)
-			ret = parse_swaddrs(c, s, p, &tsw[i].s);
+			ret = parse_swaddrs(c, js, p, &tsw[i].s);
 		if (ret)
 			goto out;
 		if (tsw[i].s.hash.alg == RP_HASH_MEASURED)
@@ -871,8 +872,9 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 	}
 
 	/* links: leaf-spine into tl, spine-superspine into tu */
-	for (size_t i = 0; i < nl; i++) {
-		json_object *l = json_object_array_get_idx(lks, i), *up;
+	jl = rp_jv_first(lks);
+	for (size_t i = 0; i < nl; i++, jl = rp_jv_next(jl)) {
+		const struct rp_jv *up;
 		const struct rp_switch *x, *y;
 		const char *a, *b, *why;
 		int64_t ap = 0, bp = 0;
@@ -880,22 +882,19 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 		bool isup;
 
 		rp_json_pathf(p, sizeof(p), ".links[%zu]", i);
-		if (!json_object_is_type(l, json_type_object)) {
-			ret = rp_json_err(c, p, "expected an object");
-			goto out;
-		}
-		ret = rp_json_str(c, l, p, "a", true, &a);
+		ret = rp_json_type(c, jl, p, RP_JOBJECT);
 		if (!ret)
-			ret = rp_json_str(c, l, p, "b", true, &b);
+			ret = rp_json_str(c, jl, p, "a", true, &a);
 		if (!ret)
-			ret = rp_json_int(c, l, p, "a_port", true, 0, 65535, "port",
+			ret = rp_json_str(c, jl, p, "b", true, &b);
+		if (!ret)
+			ret = rp_json_int(c, jl, p, "a_port", true, 0, 65535, "port",
 					  &ap);
 		if (!ret)
-			ret = rp_json_int(c, l, p, "b_port", true, 0, 65535, "port",
+			ret = rp_json_int(c, jl, p, "b_port", true, 0, 65535, "port",
 					  &bp);
 		if (!ret)
-			ret = rp_json_member(c, l, p, "up", json_type_boolean, false,
-					     &up);
+			ret = rp_json_member(c, jl, p, "up", RP_JBOOL, false, &up);
 		if (ret)
 			goto out;
 		sa = nidx_find(swi, nsw, a);
@@ -949,7 +948,7 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 			ap = bp;
 			bp = tpp;
 		}
-		isup = up ? json_object_get_boolean(up) : true;
+		isup = up ? up->b : true;
 		if (t->sw[sa].tier == RP_TIER_LEAF) {
 			struct tlink *k = &tl[nll++];
 
@@ -1000,22 +999,21 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 		t->ulinks[i] = tu[i].l;
 
 	/* hosts */
-	for (size_t i = 0; i < nh; i++) {
-		json_object *h = json_object_array_get_idx(hs, i), *ns;
+	jh = rp_jv_first(hs);
+	for (size_t i = 0; i < nh; i++, jh = rp_jv_next(jh)) {
+		const struct rp_jv *ns;
 
 		rp_json_pathf(p, sizeof(p), ".hosts[%zu]", i);
-		if (!json_object_is_type(h, json_type_object)) {
-			ret = rp_json_err(c, p, "expected an object");
-			goto out;
-		}
-		ret = rp_json_str(c, h, p, "name", true, &hi[i].name);
+		ret = rp_json_type(c, jh, p, RP_JOBJECT);
 		if (!ret)
-			ret = rp_json_member(c, h, p, "nics", json_type_array, true,
+			ret = rp_json_str(c, jh, p, "name", true, &hi[i].name);
+		if (!ret)
+			ret = rp_json_member(c, jh, p, "nics", RP_JARRAY, true,
 					     &ns);
 		if (ret)
 			goto out;
 		hi[i].idx = i;
-		nn += json_object_array_length(ns);
+		nn += ns->n;
 	}
 	qsort(hi, nh, sizeof(*hi), cmp_nidx);
 	for (size_t i = 1; i < nh; i++) {
@@ -1036,27 +1034,24 @@ static int topo_build(struct pctx *c, json_object *root, struct rp_topo *t)
 		goto out;
 	}
 	nn = 0;
-	for (size_t i = 0; i < nh; i++) {
-		json_object *h = json_object_array_get_idx(hs, i), *ns;
-		const char *hname = json_object_get_string(
-			json_object_object_get(h, "name"));
+	jh = rp_jv_first(hs);
+	for (size_t i = 0; i < nh; i++, jh = rp_jv_next(jh)) {
+		const char *hname = rp_jv_get(jh, "name")->s;
+		const struct rp_jv *ns = rp_jv_get(jh, "nics");
+		const struct rp_jv *n = rp_jv_first(ns);
 		size_t k, n0 = nn;
 
-		ns = json_object_object_get(h, "nics");
-		for (k = 0; k < json_object_array_length(ns); k++) {
-			json_object *n = json_object_array_get_idx(ns, k);
+		for (k = 0; k < ns->n; k++, n = rp_jv_next(n)) {
 			const char *ip, *leaf, *dev = NULL;
 			struct tnic *x = &tn[nn];
 			int64_t rail;
 			int s;
 
 			rp_json_pathf(p, sizeof(p), ".hosts[%zu].nics[%zu]", i, k);
-			if (!json_object_is_type(n, json_type_object)) {
-				ret = rp_json_err(c, p, "expected an object");
-				goto out;
-			}
-			ret = rp_json_int(c, n, p, "rail", true, 0, 65535, "rail",
-					  &rail);
+			ret = rp_json_type(c, n, p, RP_JOBJECT);
+			if (!ret)
+				ret = rp_json_int(c, n, p, "rail", true, 0, 65535,
+						  "rail", &rail);
 			if (!ret)
 				ret = rp_json_str(c, n, p, "ip", true, &ip);
 			if (!ret)
@@ -1211,16 +1206,16 @@ int rp_topo_parse(const char *name, const char *text, size_t len,
 {
 	struct pctx c = { .file = name, .err = err };
 	struct rp_topo *t;
-	json_object *root;
+	struct rp_jdoc d;
 	int ret;
 
-	ret = rp_json_parse(&c, text, len, &root);
+	ret = rp_json_parse(&c, text, len, &d);
 	if (ret)
-		return ret;
+		return rp_json_end(&c, &d, ret);
 	t = calloc(1, sizeof(*t));
 	if (!t)
-		return rp_json_end(&c, root, -ENOMEM);
-	ret = rp_json_end(&c, root, topo_build(&c, root, t));
+		return rp_json_end(&c, &d, -ENOMEM);
+	ret = rp_json_end(&c, &d, topo_build(&c, d.v, t));
 	/* the probe cache's key: any change to the file re-probes */
 	t->digest = rp_fnv1a64(RP_FNV1A64_INIT, text, len);
 	if (ret) {
