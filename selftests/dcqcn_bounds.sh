@@ -71,7 +71,8 @@ write_bw6() {
 	lgid=$(gid_index "$IBDEV" "$HOST_IP6") || return 1
 	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP6") || return 1
 	on_host_bg 2 bw6 "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 5 -F"
-	retry 30 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 5 -F --tclass=3 "$PEER_IP4" >/dev/null 2>&1
+	wait_listen 2 >/dev/null
+	retry 5 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 5 -F --tclass=3 "$PEER_IP4" >/dev/null 2>&1
 	rc=$?
 	[ "$rc" = 0 ] || kill_bg 2 bw6
 	wait_bg 2 bw6 120 >/dev/null 2>&1 || rc=1
@@ -130,7 +131,8 @@ write_bw() {
 	lgid=$(gid_index "$IBDEV" "$HOST_IP4") || return 1
 	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") || return 1
 	on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 65536 -n 32 -F -u 20"
-	retry 30 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 65536 -n 32 -F -u 20 "$PEER_IP4" 2>&1 |
+	wait_listen 2
+	retry 5 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 65536 -n 32 -F -u 20 "$PEER_IP4" 2>&1 |
 		grep -v -e "Couldn't connect" -e "Unable to" | tail -n 8
 	rc=${PIPESTATUS[0]}
 	[ "$rc" = 0 ] || kill_bg 2 write_bw

@@ -52,8 +52,9 @@ rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
 # Writes until the test stops them: the send rate measured first, then
 # marks, then the rate read once a CNP has arrived, while marks go on.
 on_host_bg 2 srv "ib_write_bw -d $IBDEV -x $rgid -s 4096 -D 240 -F -u 20"
+wait_listen 2
 on_host_bg 1 cli "source selftests/lib.sh
-	retry 30 1 ib_write_bw -d $IBDEV -x $lgid -s 4096 -D 240 -F -u 20 $PEER_IP4"
+	retry 5 1 ib_write_bw -d $IBDEV -x $lgid -s 4096 -D 240 -F -u 20 $PEER_IP4"
 # The flow's own average send rate before any mark, from its counters,
 # once it sends: on the debug kernel connecting takes more than 3 s.
 retry 60 1 h1_flow_has tx_packets || log "h1's flow to h2 did not start within 60 tries"

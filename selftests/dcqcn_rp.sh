@@ -41,7 +41,8 @@ write_bw() {
 	lgid=$(gid_index "$IBDEV" "$HOST_IP4") || return 1
 	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") || return 1
 	on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n $n -F -u 20"
-	out=$(retry 30 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n "$n" -F -u 20 "$PEER_IP4" 2>&1)
+	wait_listen 2 >/dev/null
+	out=$(retry 5 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n "$n" -F -u 20 "$PEER_IP4" 2>&1)
 	rc=$?
 	[ "$rc" = 0 ] || kill_bg 2 write_bw
 	wait_bg 2 write_bw 240 >/dev/null 2>&1 || rc=1

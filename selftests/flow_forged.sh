@@ -38,7 +38,8 @@ lgid=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST
 rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
 	ksft_skip_all "no RoCEv2 GID for $PEER_IP4 on h2"
 on_host_bg 2 pp "ibv_rc_pingpong -d $IBDEV -g $rgid -s 64 -n 1000000"
-retry 30 1 ibv_rc_pingpong -d "$IBDEV" -g "$lgid" -s 64 -n 1000000 "$PEER_IP4" \
+wait_listen 2
+retry 5 1 ibv_rc_pingpong -d "$IBDEV" -g "$lgid" -s 64 -n 1000000 "$PEER_IP4" \
 	>"$RUN_DIR/flow_forged.pp" 2>&1 &
 pppid=$!
 defer "__kill_tree $pppid"

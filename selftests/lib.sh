@@ -21,6 +21,8 @@
 #   wait_bg N NAME [SECONDS]    wait for it, print its output, return its code
 #   kill_bg N NAME              stop it (the remote command is killed too)
 #   retry N DELAY CMD...        run CMD until it succeeds, at most N times
+#   wait_listen N [PORT]        wait until guest N listens on TCP PORT
+#                               (18515: an RDMA test server)
 #   kmsg_mark / kmsg_bugs       remember the kernel log position / print
 #                               WARN, BUG, oops, leak lines logged since
 #   rp_load N [PARAMS...]       (re)load rocepath.ko on guest N
@@ -238,6 +240,21 @@ retry() {
 	return 1
 }
 
+# wait_listen N [PORT]: wait until something on guest N listens on TCP
+# PORT (default 18515: the rdma-core examples' and perftest's), at most
+# 120 s. A client started before its server listens is refused, and
+# under TCG on a loaded host a server can take longer to get there than
+# a client's tries last; so the client starts once the server listens.
+wait_listen() {
+	local n=$1 port=${2:-18515}
+	on_host "$n" "for ((i = 0; i < 600; i++)); do
+		ss -Hltn 'sport = :$port' | grep -q . && exit 0
+		sleep 0.2
+	done
+	echo 'nothing listens on TCP port $port of h$n after 120 s'
+	exit 1"
+}
+
 # on_host N CMD...: the words of CMD are joined with spaces and run by
 # bash -c on guest N (like ssh), with the guest's test environment, in
 # $ROCEPATH_TOP, stdin from /dev/null; stdout and stderr are merged.
@@ -407,7 +424,8 @@ rdma_pingpong() {
 			{ echo "no RoCEv2 GID for $PEER_IP4 on h2"; return 1; }
 	fi
 	on_host_bg 2 pingpong "ibv_rc_pingpong -d $IBDEV -g $rgid -n 20 $*"
-	retry 30 1 ibv_rc_pingpong -d "$IBDEV" -g "$lgid" -n 20 "$@" "$peer" 2>&1
+	wait_listen 2 || { kill_bg 2 pingpong; return 1; }
+	retry 5 1 ibv_rc_pingpong -d "$IBDEV" -g "$lgid" -n 20 "$@" "$peer" 2>&1
 	rc=$?
 	if [ "$rc" != 0 ]; then
 		kill_bg 2 pingpong
@@ -426,7 +444,8 @@ rdma_write_bw() {
 	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
 		{ echo "no RoCEv2 GID for $PEER_IP4 on h2"; return 1; }
 	on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 50 -F $*"
-	retry 30 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 50 -F "$@" "$PEER_IP4" 2>&1
+	wait_listen 2 || { kill_bg 2 write_bw; return 1; }
+	retry 5 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 50 -F "$@" "$PEER_IP4" 2>&1
 	rc=$?
 	if [ "$rc" != 0 ]; then
 		kill_bg 2 write_bw

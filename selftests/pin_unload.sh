@@ -21,7 +21,8 @@ defer rp_unload 1
 kmsg_mark
 rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4")
 on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 400 -F"
-( retry 30 1 ib_write_bw -d "$IBDEV" -x "$GIDX" -s 4096 -n 400 -F "$PEER_IP4" \
+wait_listen 2
+( retry 5 1 ib_write_bw -d "$IBDEV" -x "$GIDX" -s 4096 -n 400 -F "$PEER_IP4" \
 	>"$RUN_DIR/bw.out" 2>&1 ) &
 client=$!
 "$CHURN" -d "$IBDEV" -g "$GIDX" -a "$PEER_IP4" -n 1000000 >/dev/null 2>&1 &
