@@ -29,9 +29,11 @@ require_rpd() {
 	require_cli
 }
 
-# rpd_setup N: module loaded, files and config in place on guest N.
+# rpd_setup N: module loaded, files and config in place on guest N; at
+# the test's exit, once the daemon is stopped, both go again.
 rpd_setup() {
 	local n=$1
+	defer_last rpd_teardown "$n"
 	on_host "$n" "set -e; mkdir -p $RPD_DIR
 		lsmod | grep -q '^rocepath ' || insmod '$ROCEPATH_KO'
 		cp '$RPD_EXAMPLE/topology.json' '$RPD_EXAMPLE/placement.json' $RPD_DIR/
@@ -43,6 +45,11 @@ rpd_setup() {
  \"dcqcn\": {\"*\": {\"np_enable\": 1, \"rp_enable\": 1, \"rp_ai_rate\": 7}},
  \"debounce_ms\": 100, \"log_level\": \"debug\"}
 CONF"
+}
+
+# rpd_teardown N: the daemon's directory and the module gone from guest N.
+rpd_teardown() {
+	on_host "$1" "rm -rf $RPD_DIR; rmmod rocepath 2>/dev/null; [ ! -d /sys/module/rocepath ]"
 }
 
 # rpd_start N: start rocepathd on guest N in the background (by pid).

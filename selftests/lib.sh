@@ -15,6 +15,7 @@
 #   require_cmd CMD...          skip the test when a command is missing
 #   require_module              skip the test when $ROCEPATH_KO is not built
 #   defer CMD...                run CMD at exit (last deferred runs first)
+#   defer_last CMD...           run CMD at exit after all of those
 #   on_host N CMD...            run a shell command on guest N, print its
 #                               output, return its exit code
 #   on_host_bg N NAME CMD...    start it in the background
@@ -219,6 +220,14 @@ defer() {
 	__defer_cmds+=("$*")
 }
 
+# defer_last CMD...: run CMD after every deferred command and background
+# job, in the order given (what their clean-up still needs, e.g. the
+# module under a daemon that a deferred command stops).
+__defer_last_cmds=()
+defer_last() {
+	__defer_last_cmds+=("$*")
+}
+
 __lib_cleanup() {
 	local i
 	__rp_timing_mark teardown
@@ -227,6 +236,10 @@ __lib_cleanup() {
 	done
 	__defer_cmds=()
 	__bg_kill_all
+	for ((i = 0; i < ${#__defer_last_cmds[@]}; i++)); do
+		eval "${__defer_last_cmds[$i]}" >/dev/null 2>&1
+	done
+	__defer_last_cmds=()
 }
 trap __lib_cleanup EXIT
 
