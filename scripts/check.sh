@@ -439,11 +439,11 @@ replay() { # OUTPUT RC
 vm_batch() { # KERNEL TEST...
 	local k=$1 dir i t rc lost=()
 	shift
-	dir=$(mktemp -d) || return 1
 	if [ $# = 1 ]; then
 		tap_test "$apfx$k/${1%.sh}" vm_test "$k" "$1"
 		return
 	fi
+	dir=$(mktemp -d) || return 1
 	echo "# vm: $k: ${#} tests in one boot: ${*%.sh}"
 	scripts/vm/run.sh -a "$arch" -k "$k" -b "$dir" "${@/#/selftests/}" 2>&1 </dev/null
 	i=0

@@ -49,7 +49,8 @@ CONF"
 
 # rpd_teardown N: the daemon's directory and the module gone from guest N.
 rpd_teardown() {
-	on_host "$1" "rm -rf $RPD_DIR; rmmod rocepath 2>/dev/null; [ ! -d /sys/module/rocepath ]"
+	on_host "$1" "rm -rf $RPD_DIR"
+	rp_unload "$1"
 }
 
 # rpd_start N: start rocepathd on guest N in the background (by pid).

@@ -205,11 +205,15 @@ test_cmdline=$(sed -n 's/^# rpvm-cmdline: *//p' "$abs_test" | head -n1)
 passenv=${ROCEPATH_VM_PASSENV:-}
 settings=$(dirname "$abs_test")/settings
 [ -f "$settings" ] && passenv+=" $(sed -n 's/^env=//p' "$settings")"
-# The guests' default (on_host's timeout): the longest test's.
+# Each test's path and timeout; the guests' default (on_host's timeout)
+# is the longest test's.
+abs_tests=() timeouts=()
 ttimeout_max=0
 jobs_timeout=0
 for t in "${tests[@]}"; do
-	tt=$(test_timeout "$(test_abs "$t")") || exit 1
+	abs_tests+=("$(test_abs "$t")")
+	tt=$(test_timeout "${abs_tests[-1]}") || exit 1
+	timeouts+=("$tt")
 	[ "$tt" -gt "$ttimeout_max" ] && ttimeout_max=$tt
 	jobs_timeout=$((jobs_timeout + tt))
 done
@@ -295,9 +299,9 @@ run_dir=$(mktemp -d "$TOP/results/vm/$(date +%Y%m%d-%H%M%S)-$kname-$tname-XXXX")
 chmod 0777 "$run_dir"
 token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 # One job a line: "TIMEOUT NAME COMMAND", COMMAND bash-quoted.
-for t in "${tests[@]}"; do
-	a=$(test_abs "$t")
-	printf '%s %s ' "$(test_timeout "$a")" "$(basename "$a" .sh)"
+for i in "${!abs_tests[@]}"; do
+	a=${abs_tests[$i]}
+	printf '%s %s ' "${timeouts[$i]}" "$(basename "$a" .sh)"
 	[ -x "$a" ] || printf 'bash '
 	printf '%q' "$a"
 	for arg in "$@"; do printf ' %q' "$arg"; done
@@ -472,7 +476,7 @@ announced=0
 # A batch's guests get each job's time in turn, with 240 s for the boot
 # or the scans (a hung kernel is found within one test's time, not the
 # whole batch's); host_timeout stays the backstop.
-job_timeout() { sed -n "${1}p" "$run_dir/job" | cut -d' ' -f1; }
+job_timeout() { echo "${timeouts[$(($1 - 1))]}"; }
 deadline=$(($(date +%s) + $(job_timeout 1) + 240))
 announce() {
 	local r
@@ -561,6 +565,9 @@ current=
 for ((k = 1; k <= njobs; k++)); do
 	[ -n "$(job_result "$k")" ] || { current=$k; break; }
 done
+# A guest that died or hung after the last result still fails the run,
+# as it did a lone test: it counts against the last job.
+[ -n "$current" ] || [ -z "$dead$hung" ] || current=$njobs
 finish_job() { # K
 	local k=$1 rc problem why fl stall i
 	if [ -n "$current" ] && [ "$k" -gt "$current" ]; then
