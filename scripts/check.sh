@@ -386,9 +386,10 @@ done
 # Stage 4: VM selftests on each kernel.
 #
 # One run of a VM test, buffered so that a run lost to the emulator can be
-# retried without counting its TAP lines: QEMU's TCG now and then raises a
-# double fault with an impossible EFLAGS under rxe load, also in guests that
-# never loaded rocepath, and QEMU 7.2 now and then stops draining a guest's
+# retried without counting its TAP lines: QEMU's TCG now and then delivers
+# an exception with an impossible EFLAGS (a double fault, or a #DB when the
+# stale flags hold TF) under rxe load, also in guests that never loaded
+# rocepath, and QEMU 7.2 now and then stops draining a guest's
 # virtio-net transmit ring (Documentation/module-safety.rst). scripts/vm/run.sh
 # names that case "emulator-fault"; it is retried once and both runs stay
 # in the log. Any other failure counts at once. A long test can say how far
