@@ -175,6 +175,7 @@ tap_test() { # PREFIX CMD...
 		case $line in
 		"# vm: timing: "*) timing_rows+=("$prefix ${line#"# vm: timing: "}") ;;
 		"# first run: # vm: timing: "*) timing_rows+=("$prefix ${line#"# first run: # vm: timing: "} retry=1") ;;
+		"# vm: step: "*) step_rows+=("$prefix ${line#"# vm: step: "}") ;;
 		esac
 		__tap_line "$prefix" "$line"
 	done < <("$@" 2>&1 </dev/null; printf '\n__RC__:%d\n' $?)
@@ -276,6 +277,20 @@ timing_table() {
 		}
 		print "# phases by cost: " s
 	}'
+}
+
+# The slowest steps of the VM tests, from run.sh's "# vm: step:" lines
+# (every step of 5 s or more: the time from one result of a test to the
+# next, scripts/vm/profile.sh): where the table above names a slow test,
+# these name the checks that make it slow.
+step_rows=()
+step_table() {
+	[ ${#step_rows[@]} -gt 0 ] || return 0
+	echo "# ---- slowest steps (s; the time up to each result) ----"
+	# "KERNEL/TEST SECS TEST N DESC" -> "SECS KERNEL/TEST N DESC"
+	printf '%s\n' "${step_rows[@]}" | sort -rn -k2,2 | head -n 25 |
+		awk '{ p = $1; s = $2; r = $4; $1 = $2 = $3 = $4 = ""; sub(/^ +/, "")
+		       printf "# %7.1f  %-26s %4s  %s\n", s, p, r, $0 }'
 }
 
 #
@@ -527,6 +542,7 @@ done
 
 echo "1..$n"
 timing_table
+step_table
 echo "# total time $(($(date +%s) - t_start))s"
 echo "$npass passed, $nfail failed, $nskip skipped"
 [ "$nfail" = 0 ]

@@ -91,6 +91,16 @@ __rp_timing_mark() { # NAME: "NAME UPTIME" the first time only
 	echo "$1 $u" >>"$__rp_timing"
 }
 
+# Each result's guest uptime too, in "$__rp_timing.checks" ("UPTIME N
+# DESC"): scripts/vm/profile.sh turns the gaps into the slowest steps of
+# a test, which the phase marks alone cannot name.
+__rp_timing_check() { # DESC
+	local u
+	[ -n "$__rp_timing" ] && [ "$BASHPID" = "$__rp_timing_pid" ] || return 0
+	read -r u _ </proc/uptime
+	echo "$u $__ksft_n $*" >>"$__rp_timing.checks"
+}
+
 __ksft_n=0
 __ksft_pass=0
 __ksft_fail=0
@@ -114,6 +124,7 @@ ksft_pass() {
 	__ksft_n=$((__ksft_n + 1))
 	__ksft_pass=$((__ksft_pass + 1))
 	echo "ok $__ksft_n ${*:-$(basename "$0" .sh)}"
+	__rp_timing_check "${*:-$(basename "$0" .sh)}"
 }
 
 ksft_fail() {
@@ -121,6 +132,7 @@ ksft_fail() {
 	__ksft_n=$((__ksft_n + 1))
 	__ksft_fail=$((__ksft_fail + 1))
 	echo "not ok $__ksft_n ${*:-$(basename "$0" .sh)}"
+	__rp_timing_check "${*:-$(basename "$0" .sh)}"
 }
 
 ksft_skip() {
@@ -128,6 +140,7 @@ ksft_skip() {
 	__ksft_n=$((__ksft_n + 1))
 	__ksft_skip=$((__ksft_skip + 1))
 	echo "ok $__ksft_n ${*:-$(basename "$0" .sh)} # SKIP"
+	__rp_timing_check "${*:-$(basename "$0" .sh)}"
 }
 
 # ksft_test DESC CMD...: CMD's output is shown as TAP comments.

@@ -581,6 +581,7 @@ finish_job() { # K
 		return
 	fi
 	note "timing: $(timing "$k")"
+	"$TOP/scripts/vm/profile.sh" -n 0 -m 5 -k "$k" "$run_dir" | sed 's/^/# vm: step: /' >&2
 	rc=$(job_result "$k")
 	problem=
 	if [ "$k" = "$current" ]; then
