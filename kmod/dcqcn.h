@@ -87,6 +87,10 @@ void rocepath_dcqcn_dev_stop(struct rocepath_dcqcn_dev *dd);
 void rocepath_dcqcn_link_changed(struct rocepath_dcqcn_dev *dd);
 void rocepath_dcqcn_dev_init(struct rocepath_dcqcn_dev *dd,
 			     struct ib_device *ibdev);
+/* The net device under a soft-RoCE device, held, or NULL. */
+struct net_device *rocepath_dcqcn_netdev(const struct rocepath_dcqcn_dev *dd);
+/* Every transmit queue of @ndev ends in fq, which honours EDT stamps. */
+bool rocepath_dcqcn_fq_ok(struct net_device *ndev);
 
 u32 rocepath_rpt_ceiling(const struct rocepath_dcqcn_dev *dd);
 void rocepath_rpt_init(struct rocepath_rpt *rpt, const struct rocepath_dcqcn_dev *dd,

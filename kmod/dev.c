@@ -183,7 +183,8 @@ static void notify(const struct rocepath_dev *d, u8 cmd)
 	u32 port;
 
 	rdma_for_each_port(d->ibdev, port) {
-		skb = rocepath_nl_ntf_new(cmd, GFP_KERNEL, &hdr);
+		skb = rocepath_nl_ntf_new(cmd, rocepath_dev_ntf_size(),
+					  GFP_KERNEL, &hdr);
 		if (!skb)
 			return;
 		if (fill(skb, d, port, false)) {

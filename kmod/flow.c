@@ -458,8 +458,8 @@ static bool flow_owned(const struct rocepath_flow *f, kuid_t uid)
 	       rocepath_qp_owned(lqpn, &f->key.remote, uid);
 }
 
-static int flow_fill(struct sk_buff *skb, const void *obj,
-		     const struct rocepath_dump *d)
+int rocepath_flow_dump_fill(struct sk_buff *skb, const void *obj,
+			    const struct rocepath_dump *d)
 {
 	const struct rocepath_flow *f = obj;
 	char name[IB_DEVICE_NAME_MAX];
@@ -515,7 +515,7 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static bool flow_walk(struct rocepath_dump *d, unsigned long b)
+bool rocepath_flow_dump_walk(struct rocepath_dump *d, unsigned long b)
 {
 	struct rocepath_flow *f;
 
@@ -527,27 +527,14 @@ static bool flow_walk(struct rocepath_dump *d, unsigned long b)
 	return true;
 }
 
-/* One message per flow; flow_generation flags a dump racing a change. */
-int rocepath_nl_flow_get_dumpit(struct sk_buff *skb,
-				struct netlink_callback *cb)
+u32 rocepath_flow_generation(void)
 {
-	int ret;
-
-	rcu_read_lock();
-	ret = rocepath_dump_run(skb, cb, READ_ONCE(flow_generation),
-				flow_walk, flow_fill);
-	rcu_read_unlock();
-	return ret;
+	return READ_ONCE(flow_generation);
 }
 
-int rocepath_nl_flow_reset_doit(struct sk_buff *skb, struct genl_info *info)
+void rocepath_flow_reset(const char *name)
 {
-	const char *name = NULL;
-
-	if (info->attrs[ROCEPATH_A_IBDEV])
-		name = nla_data(info->attrs[ROCEPATH_A_IBDEV]);
 	flow_remove(NULL, name, 0, false);
-	return 0;
 }
 
 int rocepath_flow_init(void)

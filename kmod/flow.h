@@ -12,7 +12,9 @@
 struct net;
 struct net_device;
 struct rocepath_dcqcn_dev;
+struct rocepath_dump;
 struct rocepath_rpt;
+struct sk_buff;
 
 /**
  * struct rocepath_flow_stats - flow table counters for stats-get
@@ -132,6 +134,17 @@ void rocepath_flow_count(struct rocepath_flow *f, enum rocepath_flow_ctr c,
 			 unsigned int len, u8 ecn);
 void rocepath_flow_cnp_counted(bool tx);
 void rocepath_flow_forget_dev(const struct rocepath_dcqcn_dev *dd);
+
+/*
+ * For flow-get and flow-reset (nl_flow.c): the change counter, the table's
+ * buckets, one flow's message, and removing every flow (of device @name,
+ * unless NULL).
+ */
+u32 rocepath_flow_generation(void);
+bool rocepath_flow_dump_walk(struct rocepath_dump *d, unsigned long b);
+int rocepath_flow_dump_fill(struct sk_buff *skb, const void *obj,
+			    const struct rocepath_dump *d);
+void rocepath_flow_reset(const char *name);
 int rocepath_flow_hooks_init(void);
 void rocepath_flow_hooks_exit(void);
 int rocepath_cnp_send(struct net *net, const struct net_device *ndev,

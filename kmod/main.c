@@ -24,7 +24,7 @@
 
 #include "dev.h"
 #include "flow.h"
-#include "netlink.h"
+#include "nl_family.h"
 #include "pin.h"
 #include "qp.h"
 #include "qp_probe.h"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rocepath: the "rocepath" generic netlink family.
+ * rocepath: the "rocepath" generic netlink family and the messages every
+ * layer sends on it: notifications, dumps and replies.
  *
  * Policies are generated from the YNL spec: the nested ones by ynl-gen into
  * netlink-gen.c, one request policy per op and the ops table carrying them
@@ -8,23 +9,20 @@
  * family itself is defined here because ynl-gen emits no family struct for
  * the spec's kernel-policy "global". The multicast group table is ours for
  * the same reason, built from the generated group index and name, so the
- * two cannot drift apart.
+ * two cannot drift apart. The ops table names every request handler, so
+ * it is not part of this file, which the tables below the handlers call:
+ * nl_family.c gives the family its ops and registers it.
  */
 #include <linux/capability.h>
 #include <linux/module.h>
 #include <linux/netlink.h>
-#include <linux/notifier.h>
 #include <linux/skbuff.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
-#include "dev.h"
 #include "netlink.h"
-#include "netlink-ops-gen.h"
-#include "pin.h"
-#include "qp.h"
 
 /*
  * Notifications from atomic context (the hook) wait in ntf_queue for a work
@@ -57,12 +55,7 @@ struct genl_family rocepath_nl_family __ro_after_init = {
 	.version	= ROCEPATH_FAMILY_VERSION,
 	.parallel_ops	= true,
 	.module		= THIS_MODULE,
-	/*
-	 * Each op brings its own policy; resv_start_op stays 0, so an op
-	 * without one (pin-get, pin-flush, stats-get) takes no attribute.
-	 */
-	.ops		= rocepath_nl_op_table,
-	.n_ops		= ARRAY_SIZE(rocepath_nl_op_table),
+	/* .ops and .n_ops: set by nl_family.c before it registers the family */
 	.mcgrps		= rocepath_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(rocepath_mcgrps),
 };
@@ -92,26 +85,6 @@ static void ntf_work_fn(struct work_struct *work)
 static DECLARE_WORK(ntf_work, ntf_work_fn);
 
 /*
- * Payload size of a notification: exact, so that the queue's byte bound
- * and the listeners' buffers hold what is sent and no more.
- */
-static size_t ntf_size(u8 cmd)
-{
-	switch (cmd) {
-	case ROCEPATH_CMD_QP_ADD_NTF:
-	case ROCEPATH_CMD_QP_DEL_NTF:
-		return rocepath_qp_fill_size();
-	case ROCEPATH_CMD_PINS_REPLACED_NTF:
-		return nla_total_size(sizeof(u32));
-	case ROCEPATH_CMD_DEV_ADD_NTF:
-	case ROCEPATH_CMD_DEV_DEL_NTF:
-		return rocepath_dev_ntf_size();
-	default:
-		return NLMSG_GOODSIZE;
-	}
-}
-
-/*
  * A notification that names one user's QP goes to CAP_NET_ADMIN only:
  * where the group cannot be restricted, it is not sent.
  */
@@ -124,7 +97,8 @@ static bool ntf_withheld(u8 cmd)
 #endif
 }
 
-struct sk_buff *rocepath_nl_ntf_new(u8 cmd, gfp_t gfp, void **hdr)
+struct sk_buff *rocepath_nl_ntf_new(u8 cmd, size_t size, gfp_t gfp,
+				    void **hdr)
 {
 	struct sk_buff *skb;
 
@@ -133,7 +107,7 @@ struct sk_buff *rocepath_nl_ntf_new(u8 cmd, gfp_t gfp, void **hdr)
 	if (!genl_has_listeners(&rocepath_nl_family, &init_net,
 				ROCEPATH_NLGRP_MONITOR))
 		return NULL;
-	skb = genlmsg_new(ntf_size(cmd), gfp);
+	skb = genlmsg_new(size, gfp);
 	if (!skb)
 		goto drop;
 	*hdr = genlmsg_put(skb, 0, 0, &rocepath_nl_family, 0, cmd);
@@ -183,8 +157,8 @@ void rocepath_nl_pins_replaced(u32 generation)
 	struct sk_buff *skb;
 	void *hdr;
 
-	skb = rocepath_nl_ntf_new(ROCEPATH_CMD_PINS_REPLACED_NTF, GFP_KERNEL,
-				  &hdr);
+	skb = rocepath_nl_ntf_new(ROCEPATH_CMD_PINS_REPLACED_NTF,
+				  nla_total_size(sizeof(u32)), GFP_KERNEL, &hdr);
 	if (!skb)
 		return;
 	if (nla_put_u32(skb, ROCEPATH_A_GENERATION, generation)) {
@@ -292,43 +266,13 @@ void rocepath_nl_ntf_stats(u64 *dropped, u32 *limit)
 	*limit = READ_ONCE(max_ntf_bytes);
 }
 
-/* A netlink socket closed: its pin-replace staging set goes with it. */
-static int nl_event(struct notifier_block *nb, unsigned long event, void *ptr)
+void rocepath_nl_ntf_init(void)
 {
-	struct netlink_notify *n = ptr;
-
-	if (event == NETLINK_URELEASE && n->protocol == NETLINK_GENERIC &&
-	    net_eq(n->net, &init_net))
-		rocepath_pin_release(n->portid);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block nl_notifier = {
-	.notifier_call = nl_event,
-};
-
-int rocepath_nl_init(void)
-{
-	int err;
-
 	skb_queue_head_init(&ntf_queue);
-	err = netlink_register_notifier(&nl_notifier);
-	if (err)
-		return err;
-	err = genl_register_family(&rocepath_nl_family);
-	if (err)
-		goto err_notifier;
-	return 0;
-
-err_notifier:
-	netlink_unregister_notifier(&nl_notifier);
-	return err;
 }
 
-void rocepath_nl_exit(void)
+void rocepath_nl_ntf_exit(void)
 {
 	cancel_work_sync(&ntf_work);
 	skb_queue_purge(&ntf_queue);
-	genl_unregister_family(&rocepath_nl_family);
-	netlink_unregister_notifier(&nl_notifier);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rocepath: the generic netlink family and its notification helpers.
+ * rocepath: the generic netlink family and its notification, dump and
+ * reply helpers. Registering the family with its ops: nl_family.h.
  */
 #ifndef _ROCEPATH_NETLINK_H
 #define _ROCEPATH_NETLINK_H
@@ -12,8 +13,9 @@
 
 extern struct genl_family rocepath_nl_family;
 
-int rocepath_nl_init(void);
-void rocepath_nl_exit(void);
+/* The notification queue, before the family is registered and after. */
+void rocepath_nl_ntf_init(void);
+void rocepath_nl_ntf_exit(void);
 
 /*
  * A dump request's top-level attribute @type, or NULL. The parsed array is
@@ -98,8 +100,13 @@ bool rocepath_dump_obj(struct rocepath_dump *d, const void *obj);
 
 /* Multicast a ready message to the monitor group; consumes @skb. */
 void rocepath_nl_notify(struct sk_buff *skb, gfp_t gfp);
-/* Allocate a notification of @cmd, or NULL when nobody listens. */
-struct sk_buff *rocepath_nl_ntf_new(u8 cmd, gfp_t gfp, void **hdr);
+/*
+ * Allocate a notification of @cmd with @size bytes of payload, or NULL
+ * when nobody listens. @size is exact, so that the queue's byte bound and
+ * the listeners' buffers hold what is sent and no more.
+ */
+struct sk_buff *rocepath_nl_ntf_new(u8 cmd, size_t size, gfp_t gfp,
+				    void **hdr);
 /* Free a notification that could not be filled; it counts as dropped. */
 void rocepath_nl_ntf_drop(struct sk_buff *skb);
 void rocepath_nl_pins_replaced(u32 generation);

@@ -9,6 +9,8 @@
 #include <linux/types.h>
 #include <net/genetlink.h>
 
+struct rocepath_dump;
+
 /* Unset rqpn/lqpn, and the device index of a rule that is not scoped. */
 #define ROCEPATH_ANY		U32_MAX
 /* Hard cap on max_sports. */
@@ -61,5 +63,19 @@ struct rocepath_pin_stats {
 };
 
 void rocepath_pin_get_stats(struct rocepath_pin_stats *s);
+
+/*
+ * For the pin requests (nl_pin.c). Add and del take one pin nest, replace
+ * the whole request; each returns the generation it produced in @gen.
+ */
+int rocepath_pin_add(const struct nlattr *nest,
+		     struct netlink_ext_ack *extack, u32 *gen);
+int rocepath_pin_del(const struct nlattr *nest,
+		     struct netlink_ext_ack *extack, u32 *gen);
+int rocepath_pin_flush(u32 *gen);
+int rocepath_pin_replace(struct genl_info *info, u32 *gen);
+u32 rocepath_pin_generation(void);
+/* Under rcu_read_lock(): the live set's bucket @b; false past the end. */
+bool rocepath_pin_dump_walk(struct rocepath_dump *d, unsigned long b);
 
 #endif /* _ROCEPATH_PIN_H */

@@ -57,10 +57,11 @@ MODULE_PARM_DESC(max_qps_per_uid,
  *
  * The answer comes from a return probe, whose slots are limited and can
  * all be held by other callers. When none was free, the entry is settled
- * from the QP's own state instead (settle_stale(), settle_pending()):
- * _ib_modify_qp() sets qp->av_sgid_attr to the modify's GID attribute only
- * once the driver accepted the modify, and a destroy or modify on the same
- * QP never overlaps an earlier one of the same task.
+ * from the QP's own state instead (settle_stale(),
+ * rocepath_qp_settle_pending()): _ib_modify_qp() sets qp->av_sgid_attr to
+ * the modify's GID attribute only once the driver accepted the modify, and
+ * a destroy or modify on the same QP never overlaps an earlier one of the
+ * same task.
  */
 enum qp_state {
 	QP_PENDING,
@@ -279,7 +280,8 @@ void rocepath_qp_notify(u8 cmd, const struct rocepath_qp_info *info)
 	struct sk_buff *skb;
 	void *hdr;
 
-	skb = rocepath_nl_ntf_new(cmd, GFP_ATOMIC, &hdr);
+	skb = rocepath_nl_ntf_new(cmd, rocepath_qp_fill_size(), GFP_ATOMIC,
+				  &hdr);
 	if (!skb)
 		return;
 	if (rocepath_qp_fill(skb, info)) {
@@ -366,7 +368,7 @@ static void settle_stale(const struct ib_qp *qp, const struct task_struct *task)
  * modify's GID and did not have it before, so unambiguously accepted. The
  * rest wait for their return probe or the QP's next modify or destroy.
  */
-static void settle_pending(void)
+void rocepath_qp_settle_pending(void)
 {
 	struct rocepath_qp *e, *tmp;
 
@@ -736,8 +738,8 @@ size_t rocepath_qp_fill_size(void)
 	       rule;
 }
 
-static int dump_fill(struct sk_buff *skb, const void *obj,
-		     const struct rocepath_dump *d)
+int rocepath_qp_dump_fill(struct sk_buff *skb, const void *obj,
+			  const struct rocepath_dump *d)
 {
 	const struct rocepath_qp *e = obj;
 	char ibdev[IB_DEVICE_NAME_MAX];
@@ -750,7 +752,7 @@ static int dump_fill(struct sk_buff *skb, const void *obj,
 	return rocepath_qp_fill(skb, &e->info);
 }
 
-static bool dump_walk(struct rocepath_dump *d, unsigned long b)
+bool rocepath_qp_dump_walk(struct rocepath_dump *d, unsigned long b)
 {
 	struct rocepath_qp *e;
 
@@ -760,25 +762,6 @@ static bool dump_walk(struct rocepath_dump *d, unsigned long b)
 		if (!rocepath_dump_obj(d, e))
 			break;
 	return true;
-}
-
-/*
- * One message per QP; qp_generation flags a dump racing a change. A caller
- * without CAP_NET_ADMIN sees only the QPs its uid owns: a QPN and its peer
- * are what the receive path's forged-packet check treats as secret.
- */
-int rocepath_nl_qp_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	int ret;
-
-	if (!cb->args[0])
-		settle_pending();
-
-	rcu_read_lock();
-	ret = rocepath_dump_run(skb, cb, READ_ONCE(qp_generation), dump_walk,
-				dump_fill);
-	rcu_read_unlock();
-	return ret;
 }
 
 int rocepath_qp_init(void)

@@ -18,6 +18,8 @@
 #include <rdma/ib_verbs.h>
 
 struct net_device;
+struct netlink_callback;
+struct rocepath_dump;
 struct sk_buff;
 
 /**
@@ -127,5 +129,11 @@ u32 rocepath_qp_generation(void);
 bool rocepath_qp_owned(u32 lqpn, const struct in6_addr *remote, kuid_t uid);
 int rocepath_qp_fill(struct sk_buff *skb, const struct rocepath_qp_info *info);
 size_t rocepath_qp_fill_size(void);
+
+/* For qp-get (nl_qp.c): the table's buckets and one entry's message. */
+void rocepath_qp_settle_pending(void);
+bool rocepath_qp_dump_walk(struct rocepath_dump *d, unsigned long b);
+int rocepath_qp_dump_fill(struct sk_buff *skb, const void *obj,
+			  const struct rocepath_dump *d);
 
 #endif /* _ROCEPATH_QP_H */
