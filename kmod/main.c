@@ -4,11 +4,12 @@
  * per flow, and run a software DCQCN on soft-RoCE.
  *
  * Start-up order: counters, rule set, QP table, flow table, the netlink
- * family, the device registry (an ib_client, which announces devices on
- * the family), then what feeds them all: the netfilter hooks and last the
- * QP probes. Shutdown is the reverse, so nothing new arrives while the
- * tables are torn down; both feeders look devices up in the registry
- * through ib_get_client_data(), valid only while its client is registered.
+ * family, the device registry's ib_client (dev_client.c, which announces
+ * devices on the family), then what feeds them all: the netfilter hooks
+ * and last the QP probes. Shutdown is the reverse, so nothing new arrives
+ * while the tables are torn down; both feeders look devices up in the
+ * registry through ib_get_client_data(), valid only while its client is
+ * registered.
  *
  * What each exit step waits for, so no CPU runs module code once it is
  * freed: unregister_ftrace_function() waits for running entry hooks and
@@ -22,7 +23,7 @@
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 
-#include "dev.h"
+#include "dev_client.h"
 #include "flow.h"
 #include "nl_family.h"
 #include "pin.h"
@@ -49,7 +50,7 @@ static int __init rocepath_init(void)
 	err = rocepath_nl_init();
 	if (err)
 		goto err_flow;
-	err = rocepath_dev_init();
+	err = rocepath_dev_client_init();
 	if (err)
 		goto err_nl;
 	err = rocepath_flow_hooks_init();
@@ -63,7 +64,7 @@ static int __init rocepath_init(void)
 err_hooks:
 	rocepath_flow_hooks_exit();
 err_dev:
-	rocepath_dev_exit();
+	rocepath_dev_client_exit();
 err_nl:
 	rocepath_nl_exit();
 err_flow:
@@ -81,7 +82,7 @@ static void __exit rocepath_exit(void)
 {
 	rocepath_qp_probe_exit();
 	rocepath_flow_hooks_exit();
-	rocepath_dev_exit();
+	rocepath_dev_client_exit();
 	rocepath_nl_exit();
 	rocepath_flow_exit();
 	rocepath_qp_exit();
