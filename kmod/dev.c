@@ -15,6 +15,7 @@
 
 #include "dcqcn.h"
 #include "dev.h"
+#include "netlink.h"
 
 /* A device's name, replaced as a whole on rename so readers never tear it. */
 struct rocepath_dev_name {
@@ -115,6 +116,17 @@ bool rocepath_dev_name(struct ib_device *ibdev, char *buf, size_t len)
 	return found;
 }
 
+int rocepath_dev_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		      rocepath_dump_walk_t walk, rocepath_dump_fill_t fill)
+{
+	int ret;
+
+	mutex_lock(&dev_lock);
+	ret = rocepath_dump_run(skb, cb, dev_generation, walk, fill);
+	mutex_unlock(&dev_lock);
+	return ret;
+}
+
 void rocepath_dev_lock(void)
 {
 	mutex_lock(&dev_lock);
@@ -123,12 +135,6 @@ void rocepath_dev_lock(void)
 void rocepath_dev_unlock(void)
 {
 	mutex_unlock(&dev_lock);
-}
-
-u32 rocepath_dev_generation(void)
-{
-	lockdep_assert_held(&dev_lock);
-	return dev_generation;
 }
 
 void rocepath_dev_changed(void)

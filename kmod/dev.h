@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 #include "dcqcn.h"
+#include "netlink.h"
 
 struct ib_client;
 struct ib_device;
@@ -61,14 +62,21 @@ bool rocepath_dev_index_name(u32 index, char *buf, size_t len);
 bool rocepath_dev_name(struct ib_device *ibdev, char *buf, size_t len);
 
 /*
+ * One pass of a dump over the devices (dev-get, dcqcn-get), under the
+ * registry's lock, with its change counter: @walk's bucket b is the b-th
+ * device (rocepath_dev_nth()).
+ */
+int rocepath_dev_dump(struct sk_buff *skb, struct netlink_callback *cb,
+		      rocepath_dump_walk_t walk, rocepath_dump_fill_t fill);
+
+/*
  * The DCQCN parameters live in each device's registry entry. The lock
  * serializes the DCQCN handlers' walks and changes with device add and
  * remove; the packet path finds a device's parameters under RCU alone.
  */
 void rocepath_dev_lock(void);
 void rocepath_dev_unlock(void);
-/* Under the lock: the change counter for dumps, and bumping it. */
-u32 rocepath_dev_generation(void);
+/* Under the lock: bump the change counter the dumps read. */
 void rocepath_dev_changed(void);
 /* Under the lock: the @n-th device, its parameters, or by device name. */
 struct rocepath_dev *rocepath_dev_nth(unsigned long n);

@@ -70,13 +70,7 @@ static bool dcqcn_walk(struct rocepath_dump *d, unsigned long b)
 int rocepath_nl_dcqcn_get_dumpit(struct sk_buff *skb,
 				 struct netlink_callback *cb)
 {
-	int ret;
-
-	rocepath_dev_lock();
-	ret = rocepath_dump_run(skb, cb, rocepath_dev_generation(), dcqcn_walk,
-				dcqcn_fill);
-	rocepath_dev_unlock();
-	return ret;
+	return rocepath_dev_dump(skb, cb, dcqcn_walk, dcqcn_fill);
 }
 
 int rocepath_nl_dcqcn_set_doit(struct sk_buff *skb, struct genl_info *info)

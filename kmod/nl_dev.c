@@ -195,11 +195,5 @@ static bool dump_walk(struct rocepath_dump *dump, unsigned long b)
 int rocepath_nl_dev_get_dumpit(struct sk_buff *skb,
 			       struct netlink_callback *cb)
 {
-	int ret;
-
-	rocepath_dev_lock();
-	ret = rocepath_dump_run(skb, cb, rocepath_dev_generation(), dump_walk,
-				dump_fill);
-	rocepath_dev_unlock();
-	return ret;
+	return rocepath_dev_dump(skb, cb, dump_walk, dump_fill);
 }
