@@ -4,7 +4,8 @@
 # Every test of the project (`make check`), as TAP, in four stages:
 #   static  ynl-gen --check, checkpatch --strict (kmod/, include/), sparse on
 #           both test kernels, cppcheck on daemon/, the include rules
-#           between layers (scripts/layers-check.sh), dkms build (6.12)
+#           between layers and the module's object cycles on the builds
+#           sparse made (scripts/layers-check.sh), dkms build (6.12)
 #   build   the module for both test kernels, the CLI/daemon, the unit tests
 #   unit    each daemon/tests/bin/test_* under valgrind (leaks fail)
 #   vm      each selftests/Makefile TEST_PROGS entry on each test kernel
@@ -353,7 +354,7 @@ if wanted static cppcheck; then
 fi
 
 if wanted static layers; then
-	item "static: include rules between layers (scripts/layers-check.sh)" scripts/layers-check.sh
+	item "static: rules between layers: includes, links, kmod object cycles (scripts/layers-check.sh)" scripts/layers-check.sh
 fi
 
 if wanted static dkms; then

@@ -14,7 +14,15 @@
 #   daemon/cli/ and daemon/rocepathd/ share only daemon/lib/ (and the
 #                    planner and prober): neither includes the other's
 #                    headers, and neither binary links the other's objects
-# Prints each violation as FILE:LINE: reason; exits 1 when there is one.
+#   kmod/ objects    call each other without a cycle, so that they stack
+#                    in layers (scripts/kmod-objgraph.py, from nm): checked
+#                    on each module build there is, build/<rel>/ of
+#                    scripts/kbuild.sh and an in-tree build, or on the
+#                    builds given as arguments
+# Prints each violation as FILE:LINE: reason (a cycle: BUILD: the objects,
+# then each edge between them with one symbol); exits 1 when there is one.
+#
+# Usage: scripts/layers-check.sh [BUILD_DIR...]
 
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -90,5 +98,30 @@ links rocepath rocepathd &&
 	bad daemon/Makefile "$(rule rocepath)" "rocepath links an object of daemon/rocepathd/: the CLI and the daemon share only librocepath.a"
 links rocepathd/rocepathd cli &&
 	bad daemon/Makefile "$(rule rocepathd/rocepathd)" "rocepathd links an object of daemon/cli/: the CLI and the daemon share only librocepath.a"
+
+# The module's objects: no cycle between them (architecture.rst).
+# A build older than a kmod/ source is another tree's: it is skipped, not
+# checked (make check's sparse pass rebuilds both test kernels' first).
+builds=("$@")
+if [ ${#builds[@]} = 0 ]; then
+	for b in . build/*/; do
+		b=${b%/}
+		[ -f "$b/rocepath.ko" ] || continue
+		[ -f "$b/rocepath.mod" ] || continue
+		if [ -n "$(find kmod Kbuild -newer "$b/rocepath.ko" -print -quit)" ]; then
+			echo "note: $b/rocepath.ko is older than kmod/: its objects are not checked"
+			continue
+		fi
+		builds+=("$b")
+	done
+fi
+if [ ${#builds[@]} != 0 ]; then
+	if command -v python3 >/dev/null && command -v nm >/dev/null; then
+		scripts/kmod-objgraph.py --check "${builds[@]}" || rc=1
+	else
+		echo "kmod: python3 and nm are needed to check the objects of ${builds[*]}: run scripts/deps.sh"
+		rc=1
+	fi
+fi
 
 exit $rc
