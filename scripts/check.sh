@@ -30,7 +30,8 @@
 #   --kernel  VM tests (and sparse) on these kernels only (default: both)
 #   --only    run only the named items: a stage (static, build, unit, vm),
 #             a static check (ynl, checkpatch, sparse, cppcheck, layers, dkms), a unit
-#             test binary (test_pins) or a selftest (pin_wire, pin_wire.sh).
+#             test binary (test_pins), a selftest (pin_wire, pin_wire.sh)
+#             or arm64 (the smoke subset in ROCEPATH_ARM64_SMOKE).
 #             The build stage always runs: everything else needs it.
 #   --extra   one more VM selftest (a path under selftests/, e.g.
 #             debug/unload_stress.sh), run after the others on each kernel
@@ -540,6 +541,25 @@ for k in "${kernels[@]}"; do
 		tap_test "$apfx$k/${t%.sh}" vm_test "$k" "$t"
 	done
 done
+
+#
+# Stage 5: the arm64 smoke subset (make check sets ROCEPATH_ARM64_SMOKE to
+# the tests): the module, CLI and daemon cross-built, these tests in arm64
+# guests on Debian's arm64 6.12, so that a change that breaks the newest
+# GPU hosts fails make check. make check-arm64 runs the whole arm64 lane.
+# Not with --only, unless it names "arm64".
+#
+if [ "$arch" = x86_64 ] && [ -n "${ROCEPATH_ARM64_SMOKE:-}" ] &&
+	{ [ ${#only[@]} = 0 ] || named arm64; }; then
+	stage arm64
+	before_fail=$nfail
+	item "arm64: Debian's arm64 kernels, cross tools and guest root (scripts/deps-arm64.sh)" \
+		scripts/deps-arm64.sh
+	if [ "$nfail" = "$before_fail" ]; then
+		tap_test arm64 env ROCEPATH_ARM64_SMOKE= ROCEPATH_ALL_KERNELS=1 \
+			scripts/check.sh --arch arm64 --kernel 6.12 --only "$ROCEPATH_ARM64_SMOKE"
+	fi
+fi
 
 echo "1..$n"
 timing_table
