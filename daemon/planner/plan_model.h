@@ -317,6 +317,18 @@ int rp_walk_port(struct rp_walker *w, uint16_t port, struct rp_path *out);
 int rp_walk_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
 		  int nused, const struct rp_path **out);
 
+/* A path's busiest directed link in the loads upl/dnl (load space). */
+long rp_path_load(const struct rp_plan *pl, const int *upl, const int *dnl,
+		  const struct rp_path *x);
+/*
+ * The least busiest-link load over every path some port of the aimed flow
+ * takes, solved instead of walked (linear hashes, power-of-two groups):
+ * 0 and *least, or -1 when a hop cannot be solved or no port goes
+ * anywhere. The paths are kept while the aim stays.
+ */
+int rp_walk_least(struct rp_walker *w, const int *upl, const int *dnl,
+		  long *least);
+
 /*
  * Calls fn on every path the ECMP groups allow the flow, whatever the
  * port, until it returns non-zero; returns that.

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan_lsys.h"
 #include "plan_model.h"
 
 static uint32_t fnv1a(uint32_t h, const void *buf, size_t len)
@@ -145,54 +146,6 @@ static bool hops_match(struct hop *h, int nh, unsigned int mask,
 	return true;
 }
 
-#define RP_SPORT_BITS	14	/* ports are RP_SPORT_MIN | x, x < 2^14 */
-
-/*
- * A linear system over the port's low 14 bits, in reduced row echelon
- * form: row i has its pivot bit piv[i] and no other row has that bit.
- */
-struct lsys {
-	int n;
-	uint16_t row[RP_SPORT_BITS], pivots;
-	uint8_t rhs[RP_SPORT_BITS], piv[RP_SPORT_BITS];
-};
-
-/* Adds <row, x> = rhs; false if the system becomes inconsistent. */
-static bool lsys_add(struct lsys *s, uint16_t row, int rhs)
-{
-	int p;
-
-	for (int i = 0; i < s->n; i++)
-		if (row >> s->piv[i] & 1) {
-			row ^= s->row[i];
-			rhs ^= s->rhs[i];
-		}
-	if (!row)
-		return !rhs;
-	p = __builtin_ctz(row);
-	for (int i = 0; i < s->n; i++)
-		if (s->row[i] >> p & 1) {
-			s->row[i] ^= row;
-			s->rhs[i] ^= rhs;
-		}
-	s->row[s->n] = row;
-	s->rhs[s->n] = rhs;
-	s->piv[s->n++] = p;
-	s->pivots |= 1u << p;
-	return true;
-}
-
-/* The solution whose free bits are free (pivot bits of free ignored). */
-static uint32_t lsys_solve(const struct lsys *s, uint32_t free)
-{
-	uint32_t x = free & ~(uint32_t)s->pivots & ((1u << RP_SPORT_BITS) - 1);
-
-	for (int i = 0; i < s->n; i++)
-		x |= (uint32_t)((s->rhs[i] ^ __builtin_parity(s->row[i] & x)) & 1)
-		     << s->piv[i];
-	return x;
-}
-
 /* Scatters the low bits of v over the set bits of mask. */
 static uint32_t deposit(uint32_t v, uint32_t mask)
 {
@@ -280,6 +233,8 @@ static int find_port(struct hop *h, int nh, uint32_t p0, const uint16_t *used,
  * that path's: a flow is only ever counted where its port sends it. The
  * repair pass (plan_repair.c) may move it, or others, later.
  */
+#define RP_ANY_QUICK	256	/* ports find_any() walks before solving */
+
 static int find_any(struct rp_plan *pl, int fi, const int *upl,
 		    const int *dnl, uint32_t p0, const uint16_t *used,
 		    int nused)
@@ -287,9 +242,9 @@ static int find_any(struct rp_plan *pl, int fi, const int *upl,
 	const struct rp_topo *t = pl->t;
 	struct flow *f = &pl->flows[fi];
 	struct flow3 *g = pl->f3 ? &pl->f3[fi] : NULL;
-	int nl = t->nlinks;
 	struct rp_path b = { .port = -1 };
-	long best = -1;
+	bool solved = false;
+	long best = -1, least;
 
 	rp_walker_flow(pl->walker, fi);
 	/* free ports first, then any; stop at a path within the target T */
@@ -299,19 +254,27 @@ static int find_any(struct rp_plan *pl, int fi, const int *upl,
 			struct rp_path x;
 			long mx;
 
+			/*
+			 * Nothing within T among the first ports: with the
+			 * least load any path of the flow has (solved, not
+			 * walked), the scan can stop at the first port onto
+			 * it, the one the whole scan would end with.
+			 */
+			if (!pass && k == RP_ANY_QUICK) {
+				solved = !rp_walk_least(pl->walker, upl, dnl,
+							&least);
+				if (solved && best >= 0 && best <= least)
+					break;
+			}
 			if ((!pass && port_used(used, nused, port)) ||
 			    rp_walk_port(pl->walker, port, &x))
 				continue;
-			mx = upl[x.up] > dnl[x.dn] ? upl[x.up] : dnl[x.dn];
-			if (x.uu >= 0) {
-				mx = upl[nl + x.uu] > mx ? upl[nl + x.uu] : mx;
-				mx = dnl[nl + x.ud] > mx ? dnl[nl + x.ud] : mx;
-			}
+			mx = rp_path_load(pl, upl, dnl, &x);
 			if (best < 0 || mx < best) {
 				best = mx;
 				b = x;
 			}
-			if (mx < pl->T)
+			if (mx < pl->T || (solved && mx <= least))
 				break;
 		}
 	if (best < 0)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan_lsys.h"
 #include "plan_model.h"
 
 /* One switch's hop toward the walker's destination, built on first use. */
@@ -18,6 +19,8 @@ struct rp_hopc {
 	int gen;		/* valid when == walker gen */
 	int n, off;		/* group size; its links at grp + off */
 	struct rp_hash_ctx c;
+	int lgen;		/* lh valid when == walker gen */
+	struct lhop lh;		/* the members as equations (k < 0: none) */
 };
 
 struct rp_walker {
@@ -35,6 +38,9 @@ struct rp_walker {
 	/* every port's walk since the aim last changed (valid: mstamp == gen) */
 	int *mstamp;
 	struct rp_path *memo;	/* .port -1: the port goes nowhere */
+	/* rp_walk_least(): the paths, solved (valid: lpgen == gen) */
+	int lpgen, nlp;		/* nlp -1: a hop is not solvable */
+	struct rp_path *lp;
 };
 
 #define RP_WALK_HASH	32768	/* > distinct paths (<= 16384 ports) */
@@ -54,6 +60,7 @@ void rp_walker_free(struct rp_walker *w)
 	free(w->paths);
 	free(w->mstamp);
 	free(w->memo);
+	free(w->lp);
 	free(w);
 }
 
@@ -76,9 +83,10 @@ int rp_walker_new(const struct rp_plan *pl, struct rp_walker **out)
 	w->paths = calloc(RP_SPORT_COUNT, sizeof(*w->paths));
 	w->mstamp = calloc(RP_SPORT_COUNT, sizeof(int));
 	w->memo = calloc(RP_SPORT_COUNT, sizeof(*w->memo));
+	w->lp = calloc(RP_SPORT_COUNT, sizeof(*w->lp));
 	w->src_nic = w->dst_nic = -1;
 	if (!w->lgrp || !w->sp || !w->sl || !w->su || !w->sgrp || !w->ugrp ||
-	    !w->hkey || !w->hstamp || !w->paths || !w->mstamp || !w->memo) {
+	    !w->hkey || !w->hstamp || !w->paths || !w->mstamp || !w->memo || !w->lp) {
 		rp_walker_free(w);
 		return -ENOMEM;
 	}
@@ -308,4 +316,144 @@ int rp_walk_routes(struct rp_walker *w,
 		}
 	}
 	return ret;
+}
+
+/* The hop's equations, built once per aim; NULL when not solvable. */
+static const struct lhop *hop_lin(struct rp_walker *w, struct rp_hopc *h)
+{
+	if (h->lgen != w->gen) {
+		h->lgen = w->gen;
+		if (lhop_init(&h->lh, &h->c, h->n))
+			h->lh.k = -1;
+	}
+	return h->lh.k < 0 ? NULL : &h->lh;
+}
+
+/* Paths from the last spine s2 on, for the ports of system s. */
+static int lin_last(struct rp_walker *w, const struct lsys *s,
+		    struct rp_path *p, int s2)
+{
+	const struct rp_plan *pl = w->pl;
+	struct rp_hopc *h = hop_get(w, &w->sl[s2], s2, 2);
+	const struct lhop *l;
+	const struct bundle *db;
+
+	if (h->n <= 0)
+		return 0;
+	l = hop_lin(w, h);
+	if (!l)
+		return -1;
+	db = bget(pl, w->dst, s2);
+	for (int c = 0; c < h->n; c++) {
+		struct lsys s3 = *s;
+
+		if (!lhop_want(&s3, l, c))
+			continue;
+		p->dn = pl->blinks[db->s0 + c];
+		w->lp[w->nlp++] = *p;
+	}
+	return 0;
+}
+
+/*
+ * Every distinct path a port of the aimed flow takes, as walk() would find
+ * them, without walking ports: each hop's member is a set of equations
+ * in the port's bits (linear hashes, power-of-two groups), and a path is
+ * taken by some port iff its equations are consistent (distinct paths
+ * have disjoint solutions, so there are at most 16,384). nlp -1 when some
+ * hop cannot be solved (tables, other group sizes).
+ */
+static void lin_paths(struct rp_walker *w)
+{
+	const struct rp_topo *t = w->pl->t;
+	struct lhop ll;
+
+	w->nlp = 0;
+	if (w->nleaf <= 0)
+		return;
+	if (lhop_init(&ll, &w->lc, w->nleaf))
+		goto fail;
+	for (int m = 0; m < w->nleaf; m++) {
+		struct rp_path p = { .up = w->lgrp[m], .uu = -1, .ud = -1 };
+		int s = t->links[p.up].spine;
+		struct lsys s0 = { 0 };
+		const struct lhop *l;
+		struct rp_hopc *h;
+
+		if (!lhop_want(&s0, &ll, m))
+			continue;
+		if (!w->far) {
+			if (lin_last(w, &s0, &p, s))
+				goto fail;
+			continue;
+		}
+		h = hop_get(w, &w->sp[s], s, 0);
+		if (h->n <= 0)
+			continue;
+		l = hop_lin(w, h);
+		if (!l)
+			goto fail;
+		for (int a = 0; a < h->n; a++) {
+			struct lsys s1 = s0;
+			const struct lhop *l2;
+			struct rp_hopc *h2;
+
+			if (!lhop_want(&s1, l, a))
+				continue;
+			p.uu = w->sgrp[h->off + a];
+			h2 = hop_get(w, &w->su[t->ulinks[p.uu].super],
+				     t->ulinks[p.uu].super, 1);
+			if (h2->n <= 0)
+				continue;
+			l2 = hop_lin(w, h2);
+			if (!l2)
+				goto fail;
+			for (int b = 0; b < h2->n; b++) {
+				struct lsys s2 = s1;
+
+				if (!lhop_want(&s2, l2, b))
+					continue;
+				p.ud = w->ugrp[h2->off + b];
+				if (lin_last(w, &s2, &p, t->ulinks[p.ud].spine))
+					goto fail;
+			}
+		}
+	}
+	return;
+fail:
+	w->nlp = -1;
+}
+
+long rp_path_load(const struct rp_plan *pl, const int *upl, const int *dnl,
+		  const struct rp_path *x)
+{
+	int nl = pl->t->nlinks;
+	long mx = upl[x->up] > dnl[x->dn] ? upl[x->up] : dnl[x->dn];
+
+	if (x->uu >= 0) {
+		mx = upl[nl + x->uu] > mx ? upl[nl + x->uu] : mx;
+		mx = dnl[nl + x->ud] > mx ? dnl[nl + x->ud] : mx;
+	}
+	return mx;
+}
+
+int rp_walk_least(struct rp_walker *w, const int *upl, const int *dnl,
+		  long *least)
+{
+	long best = -1;
+
+	if (w->lpgen != w->gen) {
+		w->lpgen = w->gen;
+		lin_paths(w);
+	}
+	if (w->nlp <= 0)
+		return -1;
+	for (int i = 0; i < w->nlp; i++) {
+		long mx = rp_path_load(w->pl, upl, dnl, &w->lp[i]);
+
+		if (best < 0 || mx < best)
+			best = mx;
+	}
+	*least = best;
+	return 0;
 }

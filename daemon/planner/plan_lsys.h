@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Linear systems over GF(2) in a source port's low 14 bits: the members a
+ * linear hash (plan_hash.h, rp_hash_ctx_lin()) gives are equations in the
+ * port's bits, which the port search (plan_ports.c) and the port walker
+ * (plan_reach.c) solve instead of trying ports (planner.rst, "Ports").
+ */
+#ifndef ROCEPATH_PLAN_LSYS_H
+#define ROCEPATH_PLAN_LSYS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "plan_hash.h"
+
+#define RP_SPORT_BITS	14	/* ports are RP_SPORT_MIN | x, x < 2^14 */
+
+/*
+ * A linear system over the port's low 14 bits, in reduced row echelon
+ * form: row i has its pivot bit piv[i] and no other row has that bit.
+ */
+struct lsys {
+	int n;
+	uint16_t row[RP_SPORT_BITS], pivots;
+	uint8_t rhs[RP_SPORT_BITS], piv[RP_SPORT_BITS];
+};
+
+/* Adds <row, x> = rhs; false if the system becomes inconsistent. */
+static inline bool lsys_add(struct lsys *s, uint16_t row, int rhs)
+{
+	int p;
+
+	for (int i = 0; i < s->n; i++)
+		if (row >> s->piv[i] & 1) {
+			row ^= s->row[i];
+			rhs ^= s->rhs[i];
+		}
+	if (!row)
+		return !rhs;
+	p = __builtin_ctz(row);
+	for (int i = 0; i < s->n; i++)
+		if (s->row[i] >> p & 1) {
+			s->row[i] ^= row;
+			s->rhs[i] ^= rhs;
+		}
+	s->row[s->n] = row;
+	s->rhs[s->n] = rhs;
+	s->piv[s->n++] = p;
+	s->pivots |= 1u << p;
+	return true;
+}
+
+/* The solution whose free bits are free (pivot bits of free ignored). */
+static inline uint32_t lsys_solve(const struct lsys *s, uint32_t free)
+{
+	uint32_t x = free & ~(uint32_t)s->pivots & ((1u << RP_SPORT_BITS) - 1);
+
+	for (int i = 0; i < s->n; i++)
+		x |= (uint32_t)((s->rhs[i] ^ __builtin_parity(s->row[i] & x)) & 1)
+		     << s->piv[i];
+	return x;
+}
+
+/*
+ * One hop's member as equations: the hop's group of n members is solved
+ * when k >= 0 (k = log2(n); 0 also for a group without a choice), member
+ * m being <row[b], x> = ((m ^ m0) >> b) & 1 for b < k.
+ */
+struct lhop {
+	int k;
+	uint32_t m0;
+	uint16_t row[32];
+};
+
+/* Fills l for context c and a group of n; -1 (l->k too) when unsolvable. */
+static inline int lhop_init(struct lhop *l, const struct rp_hash_ctx *c,
+			    int n)
+{
+	uint32_t col[RP_SPORT_BITS];
+
+	l->k = 0;
+	l->m0 = 0;
+	if (n <= 1)
+		return 0;
+	l->k = rp_hash_ctx_lin(c, RP_SPORT_MIN, RP_SPORT_BITS, n, &l->m0,
+			       col);
+	if (l->k < 0)
+		return -1;
+	for (int b = 0; b < l->k; b++) {
+		uint16_t row = 0;
+
+		for (int j = 0; j < RP_SPORT_BITS; j++)
+			row |= (uint16_t)((col[j] >> b & 1) << j);
+		l->row[b] = row;
+	}
+	return 0;
+}
+
+/* Adds "the hop gives member m" to s; false if inconsistent. */
+static inline bool lhop_want(struct lsys *s, const struct lhop *l, int m)
+{
+	for (int b = 0; b < l->k; b++)
+		if (!lsys_add(s, l->row[b], ((uint32_t)m ^ l->m0) >> b & 1))
+			return false;
+	return true;
+}
+
+#endif /* ROCEPATH_PLAN_LSYS_H */
