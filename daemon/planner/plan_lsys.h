@@ -62,6 +62,17 @@ static inline uint32_t lsys_solve(const struct lsys *s, uint32_t free)
 	return x;
 }
 
+/* Scatters the low bits of v over the set bits of mask. */
+static inline uint32_t deposit(uint32_t v, uint32_t mask)
+{
+	uint32_t x = 0;
+
+	for (uint32_t m = mask; m && v; m &= m - 1, v >>= 1)
+		if (v & 1)
+			x |= m & -m;
+	return x;
+}
+
 /*
  * One hop's member as equations: the hop's group of n members is solved
  * when k >= 0 (k = log2(n); 0 also for a group without a choice), member

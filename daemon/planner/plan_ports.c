@@ -146,17 +146,6 @@ static bool hops_match(struct hop *h, int nh, unsigned int mask,
 	return true;
 }
 
-/* Scatters the low bits of v over the set bits of mask. */
-static uint32_t deposit(uint32_t v, uint32_t mask)
-{
-	uint32_t x = 0;
-
-	for (uint32_t m = mask; m && v; m &= m - 1, v >>= 1)
-		if (v & 1)
-			x |= m & -m;
-	return x;
-}
-
 /*
  * The first port, from p0 on, that the hops send to their wanted members
  * and that is not used (unless allow_used). Hops whose hash is linear

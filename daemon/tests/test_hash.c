@@ -15,6 +15,7 @@
 #include "kselftest_harness.h"
 #include "digest.h"
 #include "plan_hash.h"
+#include "plan_lsys.h"
 
 static const char check[] = "123456789";
 
@@ -282,6 +283,109 @@ TEST(ctx_lin_solves_members)
 				}
 	rp_hash_lin_free(&lin);
 	TH_LOG("%ld ports checked", checked);
+}
+
+static uint32_t lcg(uint32_t *r)
+{
+	*r = *r * 1103515245u + 12345u;
+	return *r >> 8;
+}
+
+/*
+ * The port search's solve (plan_lsys.h, as find_port() and the port
+ * walker use it) against the plain scan: random hops (every linear
+ * algorithm and select, random seeds, the port at odd and even offsets
+ * of the input, power-of-two groups of 1 to 32) and wanted members. The
+ * system is inconsistent exactly when no port of the scan gives every
+ * wanted member; otherwise its solutions, listed in the search's order
+ * (the start port's free bits first), are exactly the ports the scan
+ * accepts, each once, starting with the start port when it qualifies.
+ */
+TEST(lsys_solve_matches_scan)
+{
+	static const enum rp_hash_alg algs[] = {
+		RP_HASH_CRC16_CCITT, RP_HASH_CRC32, RP_HASH_CRC32C, RP_HASH_XOR16,
+	};
+	static const struct { unsigned int n; enum rp_hash_field f[6]; } lay[] = {
+		/* the port at offset 13 (odd) */
+		{ 5, { RP_F_SRC_IP, RP_F_DST_IP, RP_F_PROTOCOL, RP_F_SRC_PORT,
+		       RP_F_DST_PORT } },
+		/* offset 12 (even) */
+		{ 4, { RP_F_SRC_IP, RP_F_DST_IP, RP_F_SRC_PORT, RP_F_DST_PORT } },
+		/* twice, offsets 4 and 7 */
+		{ 3, { RP_F_SRC_PORT, RP_F_PROTOCOL, RP_F_SRC_PORT } },
+	};
+	static uint8_t hit[16384];
+	struct rp_hash_lin lin;
+	uint32_t rnd = 12345;
+	long solved = 0, empty = 0;
+	struct rp_addr s, d;
+
+	memset(&lin, 0, sizeof(lin));
+	for (int trial = 0; trial < 300; trial++) {
+		struct rp_hash_model m[3];
+		struct rp_hash_ctx c[3];
+		struct lhop l[3];
+		struct lsys sys = { 0 };
+		unsigned int g[3], want[3], nscan = 0, nsol = 0;
+		uint32_t p0, freem;
+		bool ok = true;
+		int nh;
+
+		uint32_t a = lcg(&rnd), b = lcg(&rnd);
+
+		nh = 1 + lcg(&rnd) % 3;
+		v4(&s, 10, a % 8, a >> 3 & 255, a >> 11 & 255);
+		v4(&d, 10, b % 8, b >> 3 & 255, b >> 11 & 255);
+		p0 = lcg(&rnd) % 16384;
+		for (int i = 0; i < nh; i++) {
+			size_t li = lcg(&rnd) % ARRAY_SIZE(lay);
+
+			memset(&m[i], 0, sizeof(m[i]));
+			m[i].alg = algs[lcg(&rnd) % ARRAY_SIZE(algs)];
+			m[i].sel = lcg(&rnd) % 3;
+			m[i].seed = lcg(&rnd);
+			m[i].nfields = lay[li].n;
+			memcpy(m[i].fields, lay[li].f, sizeof(lay[li].f));
+			g[i] = 1u << lcg(&rnd) % 6;
+			want[i] = lcg(&rnd) % g[i];
+			rp_hash_ctx_init(&c[i], &m[i], &s, &d, &lin);
+			ASSERT_EQ(0, lhop_init(&l[i], &c[i], g[i]));
+			ok = ok && lhop_want(&sys, &l[i], want[i]);
+		}
+		for (uint32_t x = 0; x < 16384; x++) {
+			bool match = true;
+
+			for (int i = 0; i < nh && match; i++)
+				match = rp_hash_member(&m[i], &s, &d, 0xC000 | x,
+						       g[i]) == (int)want[i];
+			hit[x] = match;
+			nscan += match;
+		}
+		if (!ok) {
+			ASSERT_EQ(0, nscan);
+			empty++;
+			continue;
+		}
+		freem = ~(uint32_t)sys.pivots & 0x3FFF;
+		ASSERT_EQ(1u << (14 - sys.n), nscan);
+		for (uint32_t k = 0; k < 1u << (14 - sys.n); k++) {
+			uint32_t x = lsys_solve(&sys, (p0 & freem) ^ deposit(k, freem));
+
+			ASSERT_LT(x, 16384);
+			if (!k && hit[p0])
+				ASSERT_EQ(p0, x);
+			/* each accepted port once: clear it */
+			ASSERT_EQ(1, hit[x]);
+			hit[x] = 0;
+			nsol++;
+		}
+		ASSERT_EQ(nscan, nsol);
+		solved++;
+	}
+	rp_hash_lin_free(&lin);
+	TH_LOG("%ld systems solved, %ld proven empty", solved, empty);
+	ASSERT_GT(solved, 100);
 }
 
 /* A measured table maps sport to member; missing ports are unusable. */

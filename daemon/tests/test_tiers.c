@@ -23,6 +23,7 @@
 #include "kselftest_harness.h"
 
 #include "plan_int.h"
+#include "plan_model.h"
 #include "plan_run.h"
 
 #define ML 6			/* leaves */
@@ -753,6 +754,98 @@ TEST(optimal_vs_brute_force_three_tier)
 	}
 	TH_LOG("%d fabrics (%d flows between pods), bound tight on %d", trials,
 	       far, tight);
+}
+
+/*
+ * The port fallback's solved least load (rp_walk_least(), plan_reach.c)
+ * against walking every port: on random small three-tier fabrics whose
+ * switches take their hash from a pool with correlated members (CRC-32
+ * lo16 at several tiers: seeds only add a constant, so some paths have no
+ * port), for every routed flow and random link loads, the least busiest-
+ * link load over the paths the solve finds is the least over the paths
+ * of all 16,384 ports; it answers whenever every hop is linear with a
+ * power-of-two group.
+ */
+TEST(walk_least_vs_ports)
+{
+	static const struct hm pool[] = {
+		{ "crc32", "lo16", 0 }, { "crc32", "lo16", 0 }, { "crc32", "full", 0 },
+		{ "crc32c", "full", 0 }, { "crc16-ccitt", "full", 0 },
+		{ "xor16", "full", 0 }, { "crc32", "hi16", 0 },
+	};
+	int trials = 0, solved = 0, unsolved = 0;
+
+	rng_state = 4242;
+	big = false;
+	while (trials < 60) {
+		struct rp_walker *w = NULL;
+		struct rp_plan *pl;
+		int *upl, *dnl, nld;
+		struct fab3 f;
+		struct run r;
+		char *ts, *ps;
+
+		random_fab3(&f);
+		for (int l = 0; l < f.nl; l++)
+			f.lh[l] = pool[rnd() % ARRAY_SIZE(pool)];
+		for (int k = 0; k < f.ns; k++)
+			f.sh[k] = pool[rnd() % ARRAY_SIZE(pool)];
+		for (int u = 0; u < f.nu; u++)
+			f.uh[u] = pool[rnd() % ARRAY_SIZE(pool)];
+		for (int l = 0; l < f.nl; l++)
+			f.lh[l].seed = rnd();
+		for (int k = 0; k < f.ns; k++)
+			f.sh[k].seed = rnd();
+		for (int u = 0; u < f.nu; u++)
+			f.uh[u].seed = rnd();
+		fab3_json(&f, false, &ts, &ps);
+		ASSERT_EQ(0, run_plan(ts, ps, &r));
+		pl = r.plan;
+		nld = rp_topo_nload(r.t);
+		upl = calloc(nld + 1, sizeof(int));
+		dnl = calloc(nld + 1, sizeof(int));
+		ASSERT_NE(NULL, upl);
+		ASSERT_NE(NULL, dnl);
+		ASSERT_EQ(0, rp_walker_new(pl, &w));
+		for (int fi = 0; fi < pl->nflows; fi++) {
+			const struct flow *fl = &pl->flows[fi];
+			long least = -1, brute = -1;
+
+			if (fl->pair < 0 || !pair_routed(&pl->pairs[fl->pair]))
+				continue;
+			for (int i = 0; i < nld; i++) {
+				upl[i] = rnd() % 8;
+				dnl[i] = rnd() % 8;
+			}
+			rp_walker_flow(w, fi);
+			for (uint32_t x = 0; x < RP_SPORT_COUNT; x++) {
+				struct rp_path p;
+				long mx;
+
+				if (rp_walk_port(w, RP_SPORT_MIN + x, &p))
+					continue;
+				mx = rp_path_load(pl, upl, dnl, &p);
+				if (brute < 0 || mx < brute)
+					brute = mx;
+			}
+			if (rp_walk_least(w, upl, dnl, &least)) {
+				unsolved++;
+				continue;
+			}
+			ASSERT_EQ(brute, least);
+			solved++;
+		}
+		rp_walker_free(w);
+		free(upl);
+		free(dnl);
+		run_free(&r);
+		free(ts);
+		free(ps);
+		trials++;
+	}
+	TH_LOG("%d fabrics: %d flows solved, %d with a hop not solvable", trials,
+	       solved, unsolved);
+	ASSERT_GT(solved, 100);
 }
 
 /* Two pods of two leaves and two spines each, two superspines. */
