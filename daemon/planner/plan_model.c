@@ -33,6 +33,8 @@ void rp_plan_free(struct rp_plan *pl)
 	free(pl->bidx);
 	free(pl->blinks);
 	free(pl->leaf_l0);
+	free(pl->leaf_s0);
+	free(pl->leaf_sp);
 	free(pl->nic_slot);
 	free(pl->f3);
 	free(pl->ubundles);
@@ -243,6 +245,21 @@ int rp_plan_make_bundles(struct rp_plan *pl)
 	for (int b = 0; b < nb; b++)
 		qsort_r(&pl->blinks[pl->bundles[b].s0], pl->bundles[b].n,
 			sizeof(int), cmp_spine_port, (void *)t);
+	/* each leaf's spines in index order: pairs list theirs from these */
+	pl->leaf_s0 = calloc(t->nleaves + 2, sizeof(int));
+	pl->leaf_sp = calloc(nb + 1, sizeof(int));
+	if (!pl->leaf_s0 || !pl->leaf_sp)
+		return -ENOMEM;
+	k = 0;
+	for (int l = 0; l < t->nleaves; l++) {
+		const int *row = &pl->bidx[(size_t)l * t->nspines];
+
+		pl->leaf_s0[l] = k;
+		for (int s = 0; s < t->nspines; s++)
+			if (row[s] >= 0)
+				pl->leaf_sp[k++] = s;
+	}
+	pl->leaf_s0[t->nleaves] = k;
 	return 0;
 }
 
@@ -421,23 +438,30 @@ static int cmp_dst_adj(const void *a, const void *b, void *ctx)
 /* Common spines of a pair within a pod: counted, or written to cs. */
 static void pair_common(struct rp_plan *pl, struct pair *p, int *cs, int *ncs)
 {
-	int ns = pl->t->nspines, k = 0;
-	/* a bundle exists only with up links: bidx >= 0 is bcount() > 0 */
-	const int *a = &pl->bidx[(size_t)p->src * ns];
-	const int *b = &pl->bidx[(size_t)p->dst * ns];
+	/* both leaves' spines in index order: their intersection */
+	const int *a = &pl->leaf_sp[pl->leaf_s0[p->src]];
+	const int *ae = &pl->leaf_sp[pl->leaf_s0[p->src + 1]];
+	const int *b = &pl->leaf_sp[pl->leaf_s0[p->dst]];
+	const int *be = &pl->leaf_sp[pl->leaf_s0[p->dst + 1]];
+	int k = 0;
 
 	if (!cs)
 		p->c0 = *ncs;
-	if (cs) {
-		int *out = &cs[p->c0];
-
-		for (int s = 0; s < ns; s++)
-			if (a[s] >= 0 && b[s] >= 0)
-				out[k++] = s;
-		return;
+	while (a < ae && b < be) {
+		if (*a < *b) {
+			a++;
+		} else if (*b < *a) {
+			b++;
+		} else {
+			if (cs)
+				cs[p->c0 + k] = *a;
+			k++;
+			a++;
+			b++;
+		}
 	}
-	for (int s = 0; s < ns; s++)
-		k += a[s] >= 0 && b[s] >= 0;
+	if (cs)
+		return;
 	p->nc = p->nk = k;
 	p->k0 = p->c0;
 	*ncs += k;
@@ -452,17 +476,15 @@ static void pair_common(struct rp_plan *pl, struct pair *p, int *cs, int *ncs)
 static void pair_hops(struct rp_plan *pl, struct pair *p, int *umark, int *cs,
 		      int *ncs)
 {
-	const struct rp_topo *t = pl->t;
 	int st = 2 * (p - pl->pairs) + 1 + !cs, nf = 0, nl = 0;
 
 	if (!cs)
 		p->c0 = *ncs;
-	/* a leaf's links are by leaf port: spines in index order from bcount */
-	for (int s = 0; s < t->nspines; s++) {
+	/* the source leaf's spines (a bundle: up links), in index order */
+	for (int i = pl->leaf_s0[p->src]; i < pl->leaf_s0[p->src + 1]; i++) {
+		int s = pl->leaf_sp[i];
 		bool first = false;
 
-		if (!bcount(pl, p->src, s))
-			continue;
 		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++) {
 			int u = pl->ubundles[b].super;
 
@@ -481,11 +503,10 @@ static void pair_hops(struct rp_plan *pl, struct pair *p, int *umark, int *cs,
 		p->nc = nf;
 		p->k0 = p->c0 + nf;
 	}
-	for (int s = 0; nf && s < t->nspines; s++) {
+	for (int i = pl->leaf_s0[p->dst]; nf && i < pl->leaf_s0[p->dst + 1]; i++) {
+		int s = pl->leaf_sp[i];
 		bool last = false;
 
-		if (!bcount(pl, p->dst, s))
-			continue;
 		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1] && !last; b++)
 			last = umark[pl->ubundles[b].super] == st;
 		if (!last)

@@ -111,6 +111,7 @@ struct rp_plan {
 	int *bidx;		/* [leaf * nspines + spine] -> bundle or -1 */
 	int *blinks;
 	int *leaf_l0;		/* per leaf: first link in t->links (+1) */
+	int *leaf_s0, *leaf_sp;	/* per leaf: its spines (a bundle), by index */
 
 	int *nic_slot;		/* index of the NIC among its leaf's NICs */
 
