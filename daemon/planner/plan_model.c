@@ -91,23 +91,106 @@ static int count_flows(const struct rp_place *p, long *n)
 	return 0;
 }
 
-/* Comparators get their context through qsort_r (no globals: reentrant). */
-static int cmp_flow(const void *a, const void *b, void *ctx)
+/*
+ * Stable counting sort of the n items idx[] by key[item] (0 <= key <
+ * range), through tmp[n] and cnt[range + 1]. Sorting by the least
+ * significant key first and the most significant last gives the order of
+ * a comparator on all the keys with ties in the original order, in O(n)
+ * per key instead of qsort's n log n calls.
+ */
+static void csort(int *idx, int *tmp, int n, const int *key, int range,
+		  int *cnt)
 {
-	const struct flow *x = a, *y = b;
-	const struct rp_topo *t = ((const struct rp_plan *)ctx)->t;
-	int xs = t->nics[x->src_nic].host, ys = t->nics[y->src_nic].host;
-	int xd = t->nics[x->dst_nic].host, yd = t->nics[y->dst_nic].host;
+	memset(cnt, 0, (range + 1) * sizeof(int));
+	for (int i = 0; i < n; i++)
+		cnt[key[idx[i]] + 1]++;
+	for (int k = 0; k < range; k++)
+		cnt[k + 1] += cnt[k];
+	for (int i = 0; i < n; i++)
+		tmp[cnt[key[idx[i]]]++] = idx[i];
+	memcpy(idx, tmp, n * sizeof(int));
+}
 
-	if (x->job != y->job)
-		return x->job < y->job ? -1 : 1;
-	if (x->rail != y->rail)
-		return x->rail < y->rail ? -1 : 1;
-	if (xs != ys)
-		return xs < ys ? -1 : 1;
-	if (xd != yd)
-		return xd < yd ? -1 : 1;
-	return x->qp < y->qp ? -1 : x->qp > y->qp;
+/* The keys of each item, least significant first; -ENOMEM. */
+static int radix_sort(int *idx, int n, const int *const *keys,
+		      const int *ranges, int nkeys)
+{
+	int *tmp = malloc((n + 1) * sizeof(int)), *cnt, rmax = 0;
+
+	for (int k = 0; k < nkeys; k++)
+		rmax = ranges[k] > rmax ? ranges[k] : rmax;
+	cnt = malloc((rmax + 1) * sizeof(int));
+	if (!tmp || !cnt) {
+		free(tmp);
+		free(cnt);
+		return -ENOMEM;
+	}
+	for (int k = 0; k < nkeys; k++)
+		csort(idx, tmp, n, keys[k], ranges[k], cnt);
+	free(tmp);
+	free(cnt);
+	return 0;
+}
+
+/*
+ * Flows into canonical order: by job, rail, source host, destination host,
+ * QP (ties in the order made). Radix passes over the keys, then the
+ * permutation applied in place (cycle by cycle: no second flow array).
+ */
+static int sort_flows(struct rp_plan *pl)
+{
+	const struct rp_topo *t = pl->t;
+	int n = pl->nflows, *key = malloc((5 * (size_t)n + 1) * sizeof(int));
+	int *perm = malloc(((size_t)n + 1) * sizeof(int));
+	int ranges[5] = { 1, t->nhosts, t->nhosts, 1, pl->p->njobs };
+	const int *keys[5];
+	int ret;
+
+	if (!key || !perm) {
+		free(key);
+		free(perm);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct flow *f = &pl->flows[i];
+
+		key[i] = f->qp;
+		key[n + i] = t->nics[f->dst_nic].host;
+		key[2 * n + i] = t->nics[f->src_nic].host;
+		key[3 * n + i] = f->rail;
+		key[4 * n + i] = f->job;
+		ranges[0] = f->qp >= ranges[0] ? f->qp + 1 : ranges[0];
+		ranges[3] = f->rail >= ranges[3] ? f->rail + 1 : ranges[3];
+		perm[i] = i;
+	}
+	for (int k = 0; k < 5; k++)
+		keys[k] = key + (size_t)k * n;
+	ret = radix_sort(perm, n, keys, ranges, 5);
+	free(key);
+	if (ret) {
+		free(perm);
+		return ret;
+	}
+	/* flows[i] = old flows[perm[i]], one cycle at a time */
+	for (int i = 0; i < n; i++) {
+		struct flow x;
+		int j = i;
+
+		if (perm[i] == i || perm[i] < 0)
+			continue;
+		x = pl->flows[i];
+		while (perm[j] != i) {
+			int k = perm[j];
+
+			pl->flows[j] = pl->flows[k];
+			perm[j] = -1;
+			j = k;
+		}
+		pl->flows[j] = x;
+		perm[j] = -1;
+	}
+	free(perm);
+	return 0;
 }
 
 static void add_conn(struct rp_plan *pl, int j, int rail, int sh, int dh,
@@ -169,8 +252,7 @@ int rp_plan_make_flows(struct rp_plan *pl)
 		}
 	}
 	pl->nflows = n;
-	qsort_r(pl->flows, n, sizeof(*pl->flows), cmp_flow, pl);
-	return 0;
+	return sort_flows(pl);
 }
 
 /* ---- fabric ---------------------------------------------------------- */
@@ -403,25 +485,36 @@ int rp_plan_make_upper(struct rp_plan *pl)
 
 /* ---- pairs --------------------------------------------------------- */
 
-static int cmp_order(const void *a, const void *b, void *ctx)
+/*
+ * order[0..n) (flow indices, ascending) by source leaf, destination leaf,
+ * source NIC, destination NIC, then index: the flows of a pair together.
+ */
+static int sort_order(struct rp_plan *pl, int n)
 {
-	const struct rp_plan *pl = ctx;
-	const struct flow *x = &pl->flows[*(const int *)a];
-	const struct flow *y = &pl->flows[*(const int *)b];
-	const struct rp_nic *xs = &pl->t->nics[x->src_nic];
-	const struct rp_nic *ys = &pl->t->nics[y->src_nic];
-	const struct rp_nic *xd = &pl->t->nics[x->dst_nic];
-	const struct rp_nic *yd = &pl->t->nics[y->dst_nic];
+	const struct rp_topo *t = pl->t;
+	size_t nf = pl->nflows;
+	int *key = malloc((4 * nf + 1) * sizeof(int));
+	int ranges[4] = { t->nnics, t->nnics, t->nleaves, t->nleaves };
+	const int *keys[4];
+	int ret;
 
-	if (xs->leaf != ys->leaf)
-		return xs->leaf < ys->leaf ? -1 : 1;
-	if (xd->leaf != yd->leaf)
-		return xd->leaf < yd->leaf ? -1 : 1;
-	if (x->src_nic != y->src_nic)
-		return x->src_nic < y->src_nic ? -1 : 1;
-	if (x->dst_nic != y->dst_nic)
-		return x->dst_nic < y->dst_nic ? -1 : 1;
-	return *(const int *)a - *(const int *)b;
+	if (!key)
+		return -ENOMEM;
+	/* keyed by flow index, as order[] holds them */
+	for (int k = 0; k < 4; k++)
+		keys[k] = key + k * nf;
+	for (int i = 0; i < n; i++) {
+		int fi = pl->order[i];
+		const struct flow *f = &pl->flows[fi];
+
+		key[fi] = f->dst_nic;
+		key[nf + fi] = f->src_nic;
+		key[2 * nf + fi] = t->nics[f->dst_nic].leaf;
+		key[3 * nf + fi] = t->nics[f->src_nic].leaf;
+	}
+	ret = radix_sort(pl->order, n, keys, ranges, 4);
+	free(key);
+	return ret;
 }
 
 static int cmp_dst_adj(const void *a, const void *b, void *ctx)
@@ -524,7 +617,7 @@ static void pair_hops(struct rp_plan *pl, struct pair *p, int *umark, int *cs,
 int rp_plan_make_pairs(struct rp_plan *pl)
 {
 	const struct rp_topo *t = pl->t;
-	int n = 0, np = 0, ncs = 0, *mark;
+	int n = 0, np = 0, ncs = 0, *mark, ret;
 
 	for (int i = 0; i < pl->nflows; i++) {
 		struct flow *f = &pl->flows[i];
@@ -536,7 +629,9 @@ int rp_plan_make_pairs(struct rp_plan *pl)
 		}
 		pl->order[n++] = i;
 	}
-	qsort_r(pl->order, n, sizeof(int), cmp_order, pl);
+	ret = sort_order(pl, n);
+	if (ret)
+		return ret;
 	pl->pairs = calloc(n + 1, sizeof(*pl->pairs));
 	if (!pl->pairs)
 		return -ENOMEM;
