@@ -46,6 +46,8 @@ void rp_plan_free(struct rp_plan *pl)
 	free(pl->spine_u0);
 	free(pl->super_u0);
 	free(pl->super_ul);
+	free(pl->super_pl);
+	free(pl->super_pp0);
 	free(pl->ureach);
 	for (int i = 0; i < 2; i++) {
 		free(pl->ld[i]);
@@ -368,6 +370,49 @@ bool rp_plan_spine_reaches(const struct rp_plan *pl, int spine, int leaf)
 }
 
 /*
+ * A superspine's links down into one pod, in super_port order: its group
+ * toward a leaf lies among them (leaf-spine links stay in a pod), so
+ * rp_plan_super_group() reads those instead of all the superspine's links.
+ * Left unbuilt (NULL) when a spine has no pod or the index would be large.
+ */
+static int super_by_pod(struct rp_plan *pl)
+{
+	const struct rp_topo *t = pl->t;
+	size_t cells = (size_t)t->nsupers * t->npods;
+	int nu = t->nulinks;
+
+	if (!t->npods || cells > 16u * 1024 * 1024)
+		return 0;
+	for (int i = 0; i < nu; i++)
+		if (rp_spine_pod(t, t->ulinks[i].spine) < 0)
+			return 0;
+	pl->super_pl = malloc((nu + 1) * sizeof(int));
+	pl->super_pp0 = calloc(cells + 2, sizeof(int));
+	if (!pl->super_pl || !pl->super_pp0)
+		return -ENOMEM;
+	for (int i = 0; i < nu; i++) {
+		const struct rp_ulink *l = &t->ulinks[i];
+
+		pl->super_pp0[(size_t)l->super * t->npods +
+			      rp_spine_pod(t, l->spine) + 1]++;
+	}
+	for (size_t c = 0; c < cells; c++)
+		pl->super_pp0[c + 1] += pl->super_pp0[c];
+	/* in super_ul's order, so each cell keeps super_port order */
+	for (int k = 0; k < nu; k++) {
+		const struct rp_ulink *l = &t->ulinks[pl->super_ul[k]];
+		size_t c = (size_t)l->super * t->npods + rp_spine_pod(t, l->spine);
+
+		pl->super_pl[pl->super_pp0[c]++] = pl->super_ul[k];
+	}
+	/* the fill moved each start to the next cell's: back one cell */
+	for (size_t c = cells; c > 0; c--)
+		pl->super_pp0[c] = pl->super_pp0[c - 1];
+	pl->super_pp0[0] = 0;
+	return 0;
+}
+
+/*
  * Spine-superspine bundles (up links only, ordered by (spine, super)),
  * each superspine's bundles and links, and for every leaf the
  * superspines with an up path down to it. Nothing without superspines.
@@ -376,7 +421,7 @@ int rp_plan_make_upper(struct rp_plan *pl)
 {
 	const struct rp_topo *t = pl->t;
 	size_t cells = (size_t)t->nspines * t->nsupers;
-	int nu = t->nulinks, nb = 0, k = 0;
+	int nu = t->nulinks, nb = 0, k = 0, ret;
 	int *pos;
 
 	if (!t->nsupers)
@@ -469,6 +514,9 @@ int rp_plan_make_upper(struct rp_plan *pl)
 		pl->super_ul[i] = i;
 	qsort_r(pl->super_ul, nu, sizeof(int), cmp_super_port, (void *)t);
 	free(pos);
+	ret = super_by_pod(pl);
+	if (ret)
+		return ret;
 	/* superspines with an up path down to each leaf */
 	for (int leaf = 0; leaf < t->nleaves; leaf++)
 		for (int i = pl->leaf_l0[leaf]; i < pl->leaf_l0[leaf + 1]; i++) {

@@ -127,6 +127,11 @@ struct rp_plan {
 	int *spine_u0;		/* per spine: first ulink in t->ulinks (+1) */
 	int *super_u0;		/* per superspine: super_ul[..] (nsupers + 1) */
 	int *super_ul;		/* ulink indices by (super, super_port) */
+	/*
+	 * the same by (super, the spine's pod, super_port); (super, pod)'s
+	 * at super_pl[super_pp0[super * npods + pod] ..]; NULL: not built
+	 */
+	int *super_pl, *super_pp0;
 	uint8_t *ureach;	/* [leaf * nsupers + super]: an up path down */
 	struct rp_route *route;	/* route assignment state (plan_route.c) */
 	struct rp_walker *walker;	/* port walks (plan.c owns it) */

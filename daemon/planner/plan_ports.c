@@ -76,10 +76,20 @@ int rp_plan_super_group(const struct rp_plan *pl, int super, int dst,
 			int *grp, int max)
 {
 	const struct rp_topo *t = pl->t;
-	int n = 0;
+	int pod = rp_leaf_pod(t, dst), n = 0;
+	int k0 = pl->super_u0[super], k1 = pl->super_u0[super + 1];
+	const int *ul = pl->super_ul;
 
-	for (int k = pl->super_u0[super]; k < pl->super_u0[super + 1]; k++) {
-		int i = pl->super_ul[k];
+	/* only links into dst's pod can lead to dst's spines */
+	if (pl->super_pl && pod >= 0) {
+		size_t c = (size_t)super * t->npods + pod;
+
+		ul = pl->super_pl;
+		k0 = pl->super_pp0[c];
+		k1 = pl->super_pp0[c + 1];
+	}
+	for (int k = k0; k < k1; k++) {
+		int i = ul[k];
 		const struct rp_ulink *l = &t->ulinks[i];
 
 		if (!l->up || !bcount(pl, dst, l->spine))
