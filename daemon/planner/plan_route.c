@@ -99,6 +99,9 @@ static int route_init(struct rp_plan *pl)
 	    !r->lock || !r->porder || !r->am || !r->as || !r->asum || !r->bm ||
 	    !r->bs || !r->bsum)
 		return -ENOMEM;
+	/* best_far() leaves them so between calls */
+	for (int u = 0; u < pl->t->nsupers; u++)
+		r->as[u] = r->bs[u] = -1;
 	for (int b = 0; b < r->nb; b++)
 		r->cap[b] = r->cap[r->nb + b] = pl->bundles[b].n;
 	for (int k = 0; k < r->nub; k++)
@@ -303,9 +306,9 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 	const struct rp_route *r = pl->route;
 	size_t ns = t->nspines, nu = t->nsupers;
 	int best = -1, bm = -(1 << 30), bsum = -(1 << 30);
+	/* the superspines touched: as[] and bs[] are -1 elsewhere */
+	size_t ulo = nu, uhi = 0;
 
-	for (size_t u = 0; u < nu; u++)
-		r->as[u] = r->bs[u] = -1;
 	for (int c = 0; c < p->nc; c++) {
 		int s = pl->cs[p->c0 + c];
 		int sa = spare(pl, pl->bidx[p->src * ns + s]);
@@ -316,6 +319,8 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 
 			if (!ureaches(pl, u, p->dst))
 				continue;
+			ulo = (size_t)u < ulo ? (size_t)u : ulo;
+			uhi = (size_t)u > uhi ? (size_t)u : uhi;
 			if (r->as[u] < 0 || better(m, sa + su, r->am[u], r->asum[u])) {
 				r->as[u] = s;
 				r->am[u] = m;
@@ -332,6 +337,8 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 			int su = spare(pl, 2 * r->nb + r->nub + b);
 			int m = sd < su ? sd : su;
 
+			ulo = (size_t)u < ulo ? (size_t)u : ulo;
+			uhi = (size_t)u > uhi ? (size_t)u : uhi;
 			if (r->bs[u] < 0 || better(m, sd + su, r->bm[u], r->bsum[u])) {
 				r->bs[u] = s2;
 				r->bm[u] = m;
@@ -339,7 +346,7 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 			}
 		}
 	}
-	for (size_t u = 0; u < nu; u++) {
+	for (size_t u = ulo; u <= uhi && u < nu; u++) {
 		int m, sum;
 
 		if (r->as[u] < 0 || r->bs[u] < 0)
@@ -352,10 +359,11 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 			bsum = sum;
 		}
 	}
-	if (best < 0)
-		return INT_MIN;
-	*x = (struct rt){ r->as[best], best, r->bs[best] };
-	return bm;
+	if (best >= 0)
+		*x = (struct rt){ r->as[best], best, r->bs[best] };
+	for (size_t u = ulo; u <= uhi && u < nu; u++)
+		r->as[u] = r->bs[u] = -1;
+	return best < 0 ? INT_MIN : bm;
 }
 
 /* A route with room for a flow of pair p into *x, else false. */
