@@ -165,6 +165,25 @@ TEST(ctx_matches_plain)
 			  rp_hash_ctx_member(&c, p, 7));
 }
 
+/* The linear algorithms, and field layouts for them. */
+static const enum rp_hash_alg lin_algs[] = {
+	RP_HASH_CRC16_CCITT, RP_HASH_CRC32, RP_HASH_CRC32C, RP_HASH_XOR16,
+};
+#define NLIN_ALGS	ARRAY_SIZE(lin_algs)
+struct layout { unsigned int n; enum rp_hash_field f[6]; };
+static const struct layout lays[] = {
+	/* the port at offset 13 (odd) of IPv4's input, 12 (even), twice */
+	{ 5, { RP_F_SRC_IP, RP_F_DST_IP, RP_F_PROTOCOL, RP_F_SRC_PORT,
+	       RP_F_DST_PORT } },
+	{ 4, { RP_F_SRC_IP, RP_F_DST_IP, RP_F_SRC_PORT, RP_F_DST_PORT } },
+	{ 3, { RP_F_SRC_PORT, RP_F_PROTOCOL, RP_F_SRC_PORT } },
+	/* no port; the port alone */
+	{ 2, { RP_F_DST_IP, RP_F_SRC_IP } },
+	{ 1, { RP_F_SRC_PORT } },
+};
+#define NLAYS		ARRAY_SIZE(lays)
+#define NLAYS_PORT	3	/* the first three read the port */
+
 /*
  * The affine form (base value XOR table contributions of the port bytes)
  * equals hashing the whole input, for every algorithm, select, field
@@ -173,17 +192,6 @@ TEST(ctx_matches_plain)
  */
 TEST(ctx_affine_matches_plain)
 {
-	static const enum rp_hash_alg algs[] = {
-		RP_HASH_CRC16_CCITT, RP_HASH_CRC32, RP_HASH_CRC32C, RP_HASH_XOR16,
-	};
-	static const struct { unsigned int n; enum rp_hash_field f[6]; } lay[] = {
-		{ 5, { RP_F_SRC_IP, RP_F_DST_IP, RP_F_PROTOCOL, RP_F_SRC_PORT,
-		       RP_F_DST_PORT } },
-		{ 4, { RP_F_SRC_IP, RP_F_DST_IP, RP_F_SRC_PORT, RP_F_DST_PORT } },
-		{ 3, { RP_F_SRC_PORT, RP_F_PROTOCOL, RP_F_SRC_PORT } },
-		{ 2, { RP_F_DST_IP, RP_F_SRC_IP } },
-		{ 1, { RP_F_SRC_PORT } },
-	};
 	struct rp_hash_lin lin;
 	struct rp_addr s[2], d[2];
 	long checked = 0;
@@ -198,18 +206,18 @@ TEST(ctx_affine_matches_plain)
 	d[1] = s[1];
 	d[1].raw[15] = 0x42;
 	d[1].raw[9] = 0x17;
-	for (size_t a = 0; a < ARRAY_SIZE(algs); a++)
+	for (size_t a = 0; a < NLIN_ALGS; a++)
 		for (int sel = RP_SEL_FULL; sel <= RP_SEL_HI16; sel++)
-			for (size_t l = 0; l < ARRAY_SIZE(lay); l++)
+			for (size_t l = 0; l < NLAYS; l++)
 				for (int fam = 0; fam < 2; fam++) {
 					struct rp_hash_model m = {
-						.alg = algs[a], .sel = sel,
+						.alg = lin_algs[a], .sel = sel,
 						.seed = 0x5151 + 977 * a + l,
-						.nfields = lay[l].n,
+						.nfields = lays[l].n,
 					};
 					struct rp_hash_ctx c;
 
-					memcpy(m.fields, lay[l].f, sizeof(lay[l].f));
+					memcpy(m.fields, lays[l].f, sizeof(lays[l].f));
 					rp_hash_ctx_init(&c, &m, &s[fam], &d[fam], &lin);
 					ASSERT_TRUE(c.lin);
 					for (int p = 0; p < 65536; p += 1 + (p & 3)) {
@@ -236,9 +244,6 @@ TEST(ctx_affine_matches_plain)
  */
 TEST(ctx_lin_solves_members)
 {
-	static const enum rp_hash_alg algs[] = {
-		RP_HASH_CRC16_CCITT, RP_HASH_CRC32, RP_HASH_CRC32C, RP_HASH_XOR16,
-	};
 	static const struct { unsigned int n; enum rp_hash_field f[6]; } lay[] = {
 		{ 5, { RP_F_SRC_IP, RP_F_DST_IP, RP_F_PROTOCOL, RP_F_SRC_PORT,
 		       RP_F_DST_PORT } },
@@ -252,12 +257,12 @@ TEST(ctx_lin_solves_members)
 	memset(&lin, 0, sizeof(lin));
 	v4(&s, 192, 0, 2, 1);
 	v4(&d, 198, 51, 100, 7);
-	for (size_t a = 0; a < ARRAY_SIZE(algs); a++)
+	for (size_t a = 0; a < NLIN_ALGS; a++)
 		for (int sel = RP_SEL_FULL; sel <= RP_SEL_HI16; sel++)
 			for (size_t l = 0; l < ARRAY_SIZE(lay); l++)
 				for (unsigned int g = 1; g <= 64; g *= 2) {
 					struct rp_hash_model m = {
-						.alg = algs[a], .sel = sel,
+						.alg = lin_algs[a], .sel = sel,
 						.seed = 0xABCD + 31 * a + l,
 						.nfields = lay[l].n,
 					};
@@ -303,18 +308,6 @@ static uint32_t lcg(uint32_t *r)
  */
 TEST(lsys_solve_matches_scan)
 {
-	static const enum rp_hash_alg algs[] = {
-		RP_HASH_CRC16_CCITT, RP_HASH_CRC32, RP_HASH_CRC32C, RP_HASH_XOR16,
-	};
-	static const struct { unsigned int n; enum rp_hash_field f[6]; } lay[] = {
-		/* the port at offset 13 (odd) */
-		{ 5, { RP_F_SRC_IP, RP_F_DST_IP, RP_F_PROTOCOL, RP_F_SRC_PORT,
-		       RP_F_DST_PORT } },
-		/* offset 12 (even) */
-		{ 4, { RP_F_SRC_IP, RP_F_DST_IP, RP_F_SRC_PORT, RP_F_DST_PORT } },
-		/* twice, offsets 4 and 7 */
-		{ 3, { RP_F_SRC_PORT, RP_F_PROTOCOL, RP_F_SRC_PORT } },
-	};
 	static uint8_t hit[16384];
 	struct rp_hash_lin lin;
 	uint32_t rnd = 12345;
@@ -339,14 +332,14 @@ TEST(lsys_solve_matches_scan)
 		v4(&d, 10, b % 8, b >> 3 & 255, b >> 11 & 255);
 		p0 = lcg(&rnd) % 16384;
 		for (int i = 0; i < nh; i++) {
-			size_t li = lcg(&rnd) % ARRAY_SIZE(lay);
+			size_t li = lcg(&rnd) % NLAYS_PORT;
 
 			memset(&m[i], 0, sizeof(m[i]));
-			m[i].alg = algs[lcg(&rnd) % ARRAY_SIZE(algs)];
+			m[i].alg = lin_algs[lcg(&rnd) % NLIN_ALGS];
 			m[i].sel = lcg(&rnd) % 3;
 			m[i].seed = lcg(&rnd);
-			m[i].nfields = lay[li].n;
-			memcpy(m[i].fields, lay[li].f, sizeof(lay[li].f));
+			m[i].nfields = lays[li].n;
+			memcpy(m[i].fields, lays[li].f, sizeof(lays[li].f));
 			g[i] = 1u << lcg(&rnd) % 6;
 			want[i] = lcg(&rnd) % g[i];
 			rp_hash_ctx_init(&c[i], &m[i], &s, &d, &lin);
