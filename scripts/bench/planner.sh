@@ -23,7 +23,9 @@
 #
 # Per family: the same end-to-end run with every leaf on one hash family
 # (gen.py --leaf-hash; "mixed" takes them leaf by leaf), two tiers and
-# three (8 pods, 16 superspines, full mesh).
+# three (8 pods, 16 superspines, full mesh), and mixed leaves at four times
+# the size (131,072 GPUs). Issue 28's targets (CPU, one core): 32k < 0.4 s
+# for each family on two tiers, 131k mixed < 1.5 s, three tiers < 0.6 s.
 #
 # Usage: scripts/bench/planner.sh [quick]   ("quick": 2k GPUs only)
 
@@ -84,27 +86,33 @@ done
 echo
 
 echo "Per leaf hash family (gen.py --leaf-hash): rocepath -j plan end to end, random ring order, 4 QPs/connection"
+echo "(cpu_s: the whole command, user + system; three tiers: 8 pods, 16 superspines, full mesh)"
 fmtf='%-11s %8s %-6s %7s %7s %7s %8s %5s %4s\n'
 # shellcheck disable=SC2059
 printf "$fmtf" family GPUs tiers parse_s plan_s cpu_s rss_MiB max lb
+family_row() { # FAMILY HOSTS TIERS
+	local topts=() split e2e
+	[ "$3" = 3 ] && topts=(--pods 8 --superspines 16)
+	python3 "$GEN" --hosts "$2" --rails 8 --order random \
+		--leaf-hash "$1" "${topts[@]}" -o "$dir/f" >/dev/null ||
+		{ echo "planner: generator failed" >&2; return 1; }
+	split=$("$BENCH" "$dir/f/topology.json" "$dir/f/placement.json") ||
+		{ echo "planner: planbench failed" >&2; return 1; }
+	e2e=$("$BENCH" run "$CLI" -j plan topology "$dir/f/topology.json" \
+		placement "$dir/f/placement.json") ||
+		{ echo "planner: rocepath -j plan failed" >&2; return 1; }
+	# shellcheck disable=SC2059
+	printf "$fmtf" "$1" $(($2 * 8)) "$3" "$(kv parse_s "$split")" \
+		"$(kv plan_s "$split")" "$(kv cpu_s "$e2e")" \
+		"$(kv maxrss_mib "$e2e")" "$(kv max "$split")" "$(kv lb "$split")"
+}
 for fam in crc16 crc32-lo16 crc32-hi16 crc32 crc32c xor16 mixed; do
 	for tiers in 2 3; do
-		topts=()
-		[ "$tiers" = 3 ] && topts=(--pods 8 --superspines 16)
-		python3 "$GEN" --hosts "$HOSTS" --rails 8 --order random \
-			--leaf-hash "$fam" "${topts[@]}" -o "$dir/f" >/dev/null ||
-			{ echo "planner: generator failed" >&2; exit 1; }
-		split=$("$BENCH" "$dir/f/topology.json" "$dir/f/placement.json") ||
-			{ echo "planner: planbench failed" >&2; exit 1; }
-		e2e=$("$BENCH" run "$CLI" -j plan topology "$dir/f/topology.json" \
-			placement "$dir/f/placement.json") ||
-			{ echo "planner: rocepath -j plan failed" >&2; exit 1; }
-		# shellcheck disable=SC2059
-		printf "$fmtf" "$fam" $((HOSTS * 8)) "$tiers" "$(kv parse_s "$split")" \
-			"$(kv plan_s "$split")" "$(kv cpu_s "$e2e")" \
-			"$(kv maxrss_mib "$e2e")" "$(kv max "$split")" "$(kv lb "$split")"
+		family_row "$fam" "$HOSTS" "$tiers" || exit 1
 	done
 done
+# four times the size, mixed leaves (131,072 GPUs)
+family_row mixed $((HOSTS * 4)) 2 || exit 1
 echo
 
 echo "Planner, $((HOSTS * 8)) GPUs ($HOSTS hosts x 8 rails), ring, 4 QPs/connection"
