@@ -349,6 +349,8 @@ static int lin_last(struct rp_walker *w, const struct lsys *s,
 
 		if (!lhop_want(&s3, l, c))
 			continue;
+		if (w->nlp >= RP_SPORT_COUNT)	/* cannot be: disjoint ports */
+			return -1;
 		p->dn = pl->blinks[db->s0 + c];
 		w->lp[w->nlp++] = *p;
 	}
