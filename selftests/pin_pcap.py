@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Print "sport dqpn packets" for the RoCEv2 packets of a pcap sent by SRC.
 
-usage: pin_pcap.py FILE SRC_IP
+usage: pin_pcap.py [--no-ud] FILE SRC_IP
 Reads classic pcap (Ethernet), IPv4 and IPv6, UDP destination port 4791;
 dqpn is the destination QP of the BTH (bytes 5..7 of the UDP payload).
+--no-ud leaves out UD packets (BTH opcode transport 011: the GSI QP's
+MADs, a library's own UD traffic), which the hook never pins.
 """
 import collections
 import ipaddress
@@ -28,7 +30,11 @@ def packets(path):
 
 
 def main():
-    path, src = sys.argv[1], ipaddress.ip_address(sys.argv[2])
+    args = sys.argv[1:]
+    no_ud = args[:1] == ['--no-ud']
+    if no_ud:
+        args = args[1:]
+    path, src = args[0], ipaddress.ip_address(args[1])
     count = collections.Counter()
     for p in packets(path):
         eth = struct.unpack('!H', p[12:14])[0]
@@ -51,6 +57,8 @@ def main():
         if dport != 4791:
             continue
         bth = udp + 8
+        if no_ud and p[bth] >> 5 == 3:
+            continue
         dqpn = int.from_bytes(p[bth + 5:bth + 8], 'big')
         count[(sport, dqpn)] += 1
     for (sport, dqpn), n in sorted(count.items()):
