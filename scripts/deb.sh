@@ -50,7 +50,7 @@ build_one() {
 
 # quick: no packaging tools needed, nothing installed; seconds.
 quick() {
-	local tmp rc=0 f v dv
+	local tmp rc=0 f v dv fams
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' RETURN
 	make -s -C "$TOP" install-files DESTDIR="$tmp" UNITDIR=/lib/systemd/system >/dev/null ||
@@ -64,6 +64,15 @@ quick() {
 	sed "s|/usr/sbin/|$tmp/usr/sbin/|g" "$tmp/lib/systemd/system/rocepathd.service" \
 		>"$tmp/rocepathd.service"
 	systemd-analyze verify --man=no "$tmp/rocepathd.service" || rc=1
+	# Every family rocepathd opens sockets in: netlink (genl, rtnl), unix
+	# (sd_notify), and inet/inet6 for the prober's UDP probes and their
+	# ICMP answers; a family the unit leaves out fails socket() with
+	# EAFNOSUPPORT, and every plan of a measured topology with it.
+	fams=" $(sed -n 's/^RestrictAddressFamilies=//p' "$tmp/rocepathd.service") "
+	for f in AF_NETLINK AF_UNIX AF_INET AF_INET6; do
+		[[ $fams == *" $f "* ]] ||
+			{ echo "rocepathd.service: RestrictAddressFamilies=${fams:1:-1} lacks $f"; rc=1; }
+	done
 	v=$(version)
 	dv=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TOP/dkms.conf")
 	[ "${v%%[+~-]*}" = "$dv" ] ||

@@ -282,6 +282,28 @@ void rp_dev_release(struct rp_dev *d)
 	rp_decode_release(&rp_dev_decoder, d);
 }
 
+int rp_dev_merge(struct rp_dev *into, struct rp_dev *from)
+{
+	size_t n = into->ngids + from->ngids;
+	struct rp_gid *g;
+
+	if (strcmp(into->ibdev, from->ibdev) || into->port != from->port ||
+	    RP_HAS(from, ROCEPATH_A_DEV_DRIVER))
+		return 0;
+	if (from->ngids) {
+		/* merged records are never decoded into again: room for n */
+		g = realloc(into->gids, n * sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		memcpy(g + into->ngids, from->gids, from->ngids * sizeof(*g));
+		into->gids = g;
+		into->ngids = n;
+		into->attrs |= from->attrs & (1ULL << ROCEPATH_A_DEV_GID);
+	}
+	rp_dev_release(from);
+	return 1;
+}
+
 void rp_pins_free(struct rp_pins *s)
 {
 	for (size_t i = 0; i < s->n; i++)

@@ -199,6 +199,13 @@ extern const struct rp_decoder *const rp_obj_decoders[];
 /* Releasing (all accept zeroed structs; the containers end up empty). */
 void rp_pin_release(struct rp_pin *p);
 void rp_dev_release(struct rp_dev *d);
+/*
+ * dev-get sends a port's GIDs in messages of their own after the port's
+ * (at most 32 GID table slots each): when @from is such a message for
+ * @into's port, its GIDs join @into's and @from is released (1); 0 when
+ * it is another port's, -ENOMEM.
+ */
+int rp_dev_merge(struct rp_dev *into, struct rp_dev *from);
 void rp_pins_free(struct rp_pins *s);
 void rp_devs_free(struct rp_devs *s);
 void rp_qps_free(struct rp_qps *s);

@@ -818,7 +818,13 @@ static int devs_cb(const struct nlmsghdr *nlh, void *data)
 			set_err(c->nl, "malformed device in dump");
 			return ret;
 		}
-		v->n++;
+		ret = v->n ? rp_dev_merge(&v->v[v->n - 1], &v->v[v->n]) : 0;
+		if (ret < 0) {
+			rp_dev_release(&v->v[v->n]);
+			return ret;
+		}
+		if (!ret)
+			v->n++;
 	}
 	return 0;
 }

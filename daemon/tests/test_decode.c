@@ -418,6 +418,70 @@ TEST(wrong_lengths_rejected)
 	EXPECT_EQ(104, checked);
 }
 
+/*
+ * One dev-get message about @port of rxe0: the port's own (with a driver)
+ * or a slice of its GID table (@first.. @first + @n - 1).
+ */
+static int dev_msg(struct rp_dev *d, uint32_t port, bool own,
+		   uint32_t first, int n)
+{
+	struct nlmsghdr *nlh;
+	struct nlattr *nest, *g;
+	uint8_t gid[16] = { 0xfe, 0x80 };
+
+	memset(buf, 0, sizeof(buf));
+	nlh = mnl_nlmsg_put_header(buf);
+	nest = mnl_attr_nest_start(nlh, 1);
+	mnl_attr_put_strz(nlh, ROCEPATH_A_DEV_IBDEV, "rxe0");
+	mnl_attr_put_u32(nlh, ROCEPATH_A_DEV_INDEX, 3);
+	mnl_attr_put_u32(nlh, ROCEPATH_A_DEV_PORT, port);
+	if (own)
+		mnl_attr_put_strz(nlh, ROCEPATH_A_DEV_DRIVER, "rxe");
+	for (int i = 0; i < n; i++) {
+		gid[15] = first + i;
+		g = mnl_attr_nest_start(nlh, ROCEPATH_A_DEV_GID);
+		mnl_attr_put_u32(nlh, ROCEPATH_A_GID_INDEX, first + i);
+		mnl_attr_put(nlh, ROCEPATH_A_GID_ADDR, sizeof(gid), gid);
+		mnl_attr_put_u32(nlh, ROCEPATH_A_GID_TYPE, 2);
+		mnl_attr_nest_end(nlh, g);
+	}
+	mnl_attr_nest_end(nlh, nest);
+	return rp_dev_parse(nest, d);
+}
+
+TEST(dev_gid_slices_join_their_port)
+{
+	struct rp_dev port1, slice, port2;
+
+	ASSERT_EQ(0, dev_msg(&port1, 1, true, 0, 0));
+	/* two slices of port 1's table, one of them with 40 GIDs */
+	ASSERT_EQ(0, dev_msg(&slice, 1, false, 0, 3));
+	ASSERT_EQ(1, rp_dev_merge(&port1, &slice));
+	EXPECT_EQ(NULL, slice.gids);
+	ASSERT_EQ(0, dev_msg(&slice, 1, false, 32, 40));
+	ASSERT_EQ(1, rp_dev_merge(&port1, &slice));
+	ASSERT_EQ(43, port1.ngids);
+	EXPECT_TRUE(RP_HAS(&port1, ROCEPATH_A_DEV_GID));
+	EXPECT_STREQ("rxe", port1.driver);
+	for (int i = 0; i < 43; i++) {
+		uint32_t want = i < 3 ? i : 32 + i - 3;
+
+		EXPECT_EQ(want, port1.gids[i].index);
+		EXPECT_EQ(want & 0xff, port1.gids[i].addr.raw[15]);
+	}
+	/* the next port's own message starts a record of its own */
+	ASSERT_EQ(0, dev_msg(&port2, 2, true, 0, 0));
+	EXPECT_EQ(0, rp_dev_merge(&port1, &port2));
+	/* and a slice of another port does not join port 1 */
+	ASSERT_EQ(0, dev_msg(&slice, 2, false, 0, 1));
+	EXPECT_EQ(0, rp_dev_merge(&port1, &slice));
+	EXPECT_EQ(1, rp_dev_merge(&port2, &slice));
+	EXPECT_EQ(1, port2.ngids);
+	EXPECT_EQ(43, port1.ngids);
+	rp_dev_release(&port1);
+	rp_dev_release(&port2);
+}
+
 TEST(nested_errors_and_required)
 {
 	struct nlmsghdr *nlh;
