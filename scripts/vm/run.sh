@@ -319,8 +319,15 @@ done >"$run_dir/env"
 
 pids=()
 hub_pids=()
+rmem_path=/proc/sys/net/core/rmem_default
+rmem_old=
+rmem_restore() {
+	[ -n "$rmem_old" ] && echo "$rmem_old" >"$rmem_path" 2>/dev/null
+	rmem_old=
+}
 cleanup() {
 	local p
+	rmem_restore
 	for p in "${pids[@]}" "${hub_pids[@]}"; do
 		kill "$p" 2>/dev/null
 	done
@@ -360,6 +367,19 @@ netdev_args() { # LINK(0 test, 1 control) GUEST(1-based)
 	fi
 	echo "socket,id=n$link,udp=127.0.0.1:$peer,localaddr=127.0.0.1:$me"
 }
+# QEMU's UDP sockets (and the hubs') take the host's default receive
+# buffer, 208 KiB: about 90 RoCE packets. A guest's burst while the peer's
+# TCG thread is busy overflows it, the host drops the rest (Udp
+# RcvbufErrors: 428 in one dcqcn_measured run), and each loss costs an RC
+# QP a 4 s retransmission timeout; a retransmitted window overflows it
+# again, until the QP gives up. 4 MiB holds a whole send queue's burst.
+# The default is raised only while the sockets are made, and only by root.
+udp_drops() { awk '$1 == "Udp:" && $2 ~ /^[0-9]+$/ { print $6 }' /proc/net/snmp; }
+drops0=$(udp_drops)
+if [ -w "$rmem_path" ] && [ "$(<"$rmem_path")" -lt 4194304 ]; then
+	rmem_old=$(<"$rmem_path")
+	echo 4194304 >"$rmem_path" || rmem_old=
+fi
 if [ "$nhosts" -gt 2 ]; then
 	for link in 0 1; do
 		[ -n "$fabric_topo" ] && [ "$link" = 0 ] && continue
@@ -506,6 +526,7 @@ while kill -0 "${pids[0]}" 2>/dev/null; do
 	if [ -z "$ready" ] && [ -s "$run_dir/h1.ready" ]; then
 		ready=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 		note "$rel: $nhosts guest(s) ready after ${ready}s wall, h1 guest uptime $(<"$run_dir/h1.ready")s"
+		rmem_restore
 		echo "$rel wall=$ready guest=$(<"$run_dir/h1.ready")" >"$run_dir/boot-time"
 	fi
 	for ((i = 2; i <= nhosts; i++)); do
@@ -661,6 +682,9 @@ finish_job() { # K
 	echo "$rc"
 }
 
+# Host-wide, so another program's drops count too: a hint, not a verdict.
+drops=$(($(udp_drops) - ${drops0:-0}))
+[ "$drops" -gt 0 ] && note "host: $drops UDP datagrams dropped for a full receive buffer while the guests ran (Udp RcvbufErrors)"
 rc=0
 if [ -n "$batch" ]; then
 	for ((k = 1; k <= njobs; k++)); do
