@@ -143,6 +143,30 @@ ksft_test "ib_write_bw -q 4 on every connection at once, probed plan" traffic pr
 ksft_test "probed plan: every flow on its planned path, busiest link = max_link_flows" \
 	$CHECK plan "$W/plan.json" "$W/probed-flows.json"
 
+# 6b. A host's RoCE link goes down and up again: it may now reach the
+# fabric through other switch ports, so its rocepathd drops the answers
+# it had cached for that link's NIC, probes those flows anew (none from
+# the cache) and, the fabric being the same, keeps the same pins.
+read -r n2 _ _ <<<"${guests[1]}"
+reprobed() {
+	local before after c p
+	local came="link $NETDEV came up: the flows of its 1 NIC\\(s\\) are probed again \\([1-9][0-9]* cached answers dropped\\)"
+	local fresh='probed [1-9][0-9]* ports .*, 0 from the cache'
+	before=$(rpd_pins "$n2")
+	c=$(rpd_log_count "$n2" "$came")
+	p=$(rpd_log_count "$n2" "$fresh")
+	# its addresses stay, IPv6's too: only the link goes
+	on_host "$n2" "sysctl -qw net.ipv6.conf.$NETDEV.keep_addr_on_down=1;
+		ip link set $NETDEV down && sleep 1 && ip link set $NETDEV up" || return 1
+	rpd_wait_log "$n2" "$came" $((c + 1)) 120 || return 1
+	rpd_wait_log "$n2" "$fresh" $((p + 1)) 120 || return 1
+	on_host "$n2" "grep -E 'came up|probed [0-9]+ ports' $RPD_DIR/rocepathd.log | tail -n 2"
+	after=$(rpd_pins "$n2")
+	[ -n "$before" ] && [ "$before" = "$after" ] ||
+		{ echo "pins before '$before', after '$after'"; return 1; }
+}
+ksft_test "link down and up on a host: its flows probed again, none from the cache, same pins" reprobed
+
 # 7. A spine stops answering: a clsact filter on each of its ports drops
 # the ICMP time-exceeded it sends.
 mapfile -t dead_ports < <(python3 -c 'import json, sys

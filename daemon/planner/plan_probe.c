@@ -107,6 +107,38 @@ int rp_probes_merge(struct rp_probes *dst, struct rp_probes *src)
 	return 0;
 }
 
+size_t rp_probes_forget_src(struct rp_probes *ps, const struct rp_addr *src)
+{
+	size_t k = 0, n = ps->n;
+
+	for (size_t i = 0; i < n; i++)
+		if (rp_addr_cmp(src, &ps->v[i].src))
+			ps->v[k++] = ps->v[i];
+	ps->n = k;
+	return n - k;
+}
+
+size_t rp_probes_forget_link(const struct rp_topo *t, const char *host,
+			     const char *netdev, struct rp_probes *ps,
+			     unsigned int *nics)
+{
+	int h = rp_topo_find_host(t, host);
+	unsigned int m = 0;
+	size_t gone = 0;
+
+	for (int i = 0; h >= 0 && i < t->hosts[h].nnics; i++) {
+		const struct rp_nic *n = &t->nics[t->hosts[h].nic0 + i];
+
+		if (n->netdev && n->netdev[0] && strcmp(n->netdev, netdev))
+			continue;
+		m++;
+		gone += rp_probes_forget_src(ps, &n->addr);
+	}
+	if (nics)
+		*nics = m;
+	return gone;
+}
+
 void rp_probes_free(struct rp_probes *ps)
 {
 	free(ps->v);

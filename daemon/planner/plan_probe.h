@@ -52,6 +52,17 @@ const struct rp_probe *rp_probes_find(const struct rp_probes *ps,
 /* First answer for (src, dst) in *first; how many there are (by sport). */
 size_t rp_probes_range(const struct rp_probes *ps, const struct rp_addr *src,
 		       const struct rp_addr *dst, size_t *first);
+/* Drops every answer sent from src; how many it dropped. */
+size_t rp_probes_forget_src(struct rp_probes *ps, const struct rp_addr *src);
+/*
+ * Drops the answers sent from host's NICs on netdev, and from its NICs
+ * the topology names no netdev for (they may be on it): a link that came
+ * up again may reach the fabric through other switch ports. *nics (may be
+ * NULL) gets how many NICs that was; returns the answers dropped.
+ */
+size_t rp_probes_forget_link(const struct rp_topo *t, const char *host,
+			     const char *netdev, struct rp_probes *ps,
+			     unsigned int *nics);
 /* Moves src's answers into dst (answers of both: src's win); src emptied. */
 int rp_probes_merge(struct rp_probes *dst, struct rp_probes *src);
 void rp_probes_free(struct rp_probes *ps);

@@ -68,6 +68,7 @@ static void plan_info(struct rpd_plan_info *info, const struct rp_topo *t,
 	info->input = be64(be64(be64(RP_FNV1A64_INIT, info->topology),
 				info->placement), info->probes);
 	info->plan = rp_plan_digest(plan);
+	info->probed = rp_topo_measured(t);
 }
 
 void rpd_replan_free(struct rpd_replan *rp)
@@ -159,6 +160,17 @@ static struct rp_plan *replan_prev(struct rpd_replan *rp,
 
 #define RPD_PROBE_CACHE "probes.json"
 
+int rpd_reprobe_add(struct rpd_reprobe *r, const char *netdev)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->netdev[i], netdev))
+			return 0;
+	if (r->n == RPD_REPROBE_MAX)
+		return -ENOSPC;
+	snprintf(r->netdev[r->n++], sizeof(r->netdev[0]), "%s", netdev);
+	return 0;
+}
+
 /*
  * Answers for the measured switches of t, for this host's flows: from the
  * cache in the state directory while the topology file is the same, else
@@ -194,7 +206,8 @@ static void log_slot(const struct rp_probe_slot *sl)
  */
 static int probe_for_plan(const struct rpd_config *cfg, const struct rp_topo *t,
 			  const struct rp_place *p, bool live,
-			  struct rp_probes *ps, char *err, size_t errlen)
+			  struct rpd_reprobe *rr, struct rp_probes *ps,
+			  char *err, size_t errlen)
 {
 	struct rp_probe_opts o = {
 		.ttl = cfg->probe_ttl, .tries = cfg->probe_tries,
@@ -223,6 +236,14 @@ static int probe_for_plan(const struct rpd_config *cfg, const struct rp_topo *t,
 			snprintf(err, errlen, "probe budget for %s: %s", cfg->host,
 				 perr.msg);
 		return ret;
+	}
+	for (size_t i = 0; rr && i < rr->n; i++) {
+		unsigned int nics;
+		size_t gone = rp_probes_forget_link(t, cfg->host, rr->netdev[i],
+						    ps, &nics);
+
+		rpd_info("link %s came up: the flows of its %u NIC(s) are probed again (%zu cached answers dropped)",
+			 rr->netdev[i], nics, gone);
 	}
 	had = ps->n;
 	ret = rp_probe_host(t, p, cfg->host, &o, cfg->probe_budget_pps, &sl,
@@ -257,6 +278,8 @@ static int probe_for_plan(const struct rpd_config *cfg, const struct rp_topo *t,
 		snprintf(err, errlen, "probing from %s: %u pairs found too few ports onto their assigned spines",
 			 cfg->host, rep.short_pairs);
 		ret = -EHOSTUNREACH;
+	} else if (rr) {
+		rr->n = 0;	/* kept until their flows got every answer */
 	}
 out:
 	rp_probe_report_free(&rep);
@@ -350,8 +373,9 @@ int rpd_plan_files_sum(const struct rpd_config *cfg, struct rpd_replan *rp,
 					&prev, &prev_len, &src);
 	}
 	if (!ret && rp_topo_measured(t))
-		ret = probe_for_plan(cfg, t, p, rp != &check && rp, &ps, err,
-				     errlen);
+		ret = probe_for_plan(cfg, t, p, rp != &check && rp,
+				     rp && rp != &check ? &rp->reprobe : NULL,
+				     &ps, err, errlen);
 	if (!ret)
 		ret = rp_plan_compute_probed(t, p, prev_plan, &ps, &plan, &perr);
 	rp_plan_free(prev_plan);

@@ -28,13 +28,28 @@ struct rp_nl;
 struct rpd_plan_info {
 	struct rp_plan_summary sum;
 	uint64_t topology, placement, probes, input, plan;
+	bool probed;		/* the topology has measured hashes */
 };
+
+/*
+ * This host's links that came up since the last plan that probed: before
+ * the next plan probes, their NICs' cached answers are dropped, so that
+ * their flows, and only theirs, are probed again.
+ */
+#define RPD_REPROBE_MAX 32
+struct rpd_reprobe {
+	char netdev[RPD_REPROBE_MAX][64];
+	size_t n;
+};
+/* Remembers netdev (once); -ENOSPC when the list is full. */
+int rpd_reprobe_add(struct rpd_reprobe *r, const char *netdev);
 
 /* A running daemon's stable re-plan state (replan_state.h). */
 struct rpd_replan {
 	struct rpd_replan_state st;	/* what the current plan came from */
 	char *dir;			/* state_dir st was read from */
 	bool persist;			/* write it back (not in dry run) */
+	struct rpd_reprobe reprobe;	/* links to probe again */
 };
 void rpd_replan_free(struct rpd_replan *rp);
 

@@ -46,8 +46,10 @@ static void update(struct rpd_linkmon *lm, struct rtnl_link *link, bool gone)
 		else
 			rpd_info("link %s (%s) is %s", name, lm->l[i].ibdev,
 				 up ? "up" : "down");
-		if (up && lm->l[i].up == 0)
+		if (up && lm->l[i].up == 0) {
 			lm->came_up = 1;
+			lm->l[i].came_up = true;
+		}
 		lm->l[i].up = up;
 		return;
 	}
@@ -124,6 +126,7 @@ void rpd_linkmon_set(struct rpd_linkmon *lm, const char *const *netdevs,
 		snprintf(lm->l[m].ibdev, sizeof(lm->l[m].ibdev), "%s",
 			 ibdevs && ibdevs[i] ? ibdevs[i] : "");
 		lm->l[m].up = up;
+		lm->l[m].came_up = false;
 		m++;
 	}
 	lm->n = m;
@@ -154,6 +157,8 @@ int rpd_linkmon_process(struct rpd_linkmon *lm)
 	if (!lm->mngr)
 		return 0;
 	lm->came_up = 0;
+	for (size_t i = 0; i < lm->n; i++)
+		lm->l[i].came_up = false;
 	ret = nl_cache_mngr_data_ready(lm->mngr);
 	if (ret < 0 && ret != -NLE_AGAIN) {
 		rpd_warn("link monitor: %s", nl_geterror(ret));

@@ -305,6 +305,27 @@ static void files_changed(struct daemon *d, int64_t now)
 	d->t_plan = now + d->cfg.debounce_ms;
 }
 
+/*
+ * A RoCE link came up: resync the pins, and when the plan probes, plan
+ * again once things are quiet, probing that link's flows anew: it may
+ * reach the fabric through other switch ports now.
+ */
+static void links_came_up(struct daemon *d, int64_t now)
+{
+	d->need_sync = true;
+	if (!d->k.plan_info.probed)
+		return;
+	for (size_t i = 0; i < d->lm.n; i++) {
+		if (!d->lm.l[i].came_up)
+			continue;
+		if (rpd_reprobe_add(&d->k.replan.reprobe, d->lm.l[i].netdev))
+			rpd_warn("link %s: too many links to probe again; its cached answers stay",
+				 d->lm.l[i].netdev);
+	}
+	if (!d->t_plan)
+		d->t_plan = now + d->cfg.debounce_ms;
+}
+
 static void poll_files(struct daemon *d, int64_t now)
 {
 	int ch = rpd_statpoll_check(&d->sp);
@@ -628,7 +649,7 @@ static int run(struct daemon *d)
 				on_genl_mon(d);
 			} else if (pfd[i].fd == lfd) {
 				if (rpd_linkmon_process(&d->lm) > 0)
-					d->need_sync = true;
+					links_came_up(d, now);
 			}
 		}
 	}

@@ -216,6 +216,60 @@ TEST(probe_file)
 	rp_topo_free(t);
 }
 
+/* A link that came up again: its NICs' answers go, the others stay. */
+TEST(forget_link)
+{
+	static const char *const src[] = { "192.0.2.1", "192.0.2.2", "192.0.2.1", "192.0.2.3" };
+	static const char unnamed[] =
+		"{\"switches\":[{\"name\":\"leaf0\",\"tier\":\"leaf\","
+		"\"hash\":{\"algorithm\":\"measured\"}},"
+		"{\"name\":\"spine0\",\"tier\":\"spine\","
+		"\"addresses\":[\"203.0.113.1\"]}],"
+		"\"links\":[{\"a\":\"leaf0\",\"a_port\":1,\"b\":\"spine0\",\"b_port\":1}],"
+		"\"hosts\":[{\"name\":\"h1\",\"nics\":[{\"rail\":0,"
+		"\"ip\":\"192.0.2.1\",\"leaf\":\"leaf0\"}]},"
+		"{\"name\":\"h2\",\"nics\":[{\"rail\":0,"
+		"\"ip\":\"192.0.2.2\",\"leaf\":\"leaf0\"}]}]}";
+	struct rp_topo *t = load_topo(), *u = NULL;
+	struct rp_probes ps = { 0 };
+	struct rp_probe p = { 0 };
+	unsigned int nics = 9;
+	struct rp_err e;
+
+	ASSERT_NE(NULL, t);
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
+		rp_topo_addr_parse(src[i], &p.src, NULL, 0);
+		rp_topo_addr_parse(i == 3 ? "192.0.2.1" : "192.0.2.4", &p.dst, NULL, 0);
+		p.sport = 49152 + i;
+		p.sw = sw_index(t, "spine1");
+		ASSERT_EQ(0, rp_probes_add(&ps, &p));
+	}
+	/* another netdev, another host's link, no such host: nothing goes */
+	ASSERT_EQ(0, rp_probes_forget_link(t, "h1", "eth1", &ps, &nics));
+	ASSERT_EQ(0, nics);
+	ASSERT_EQ(0, rp_probes_forget_link(t, "h9", "eth0", &ps, &nics));
+	ASSERT_EQ(4, ps.n);
+	/* h1's eth0: its two answers, h2's and h3's stay, in order */
+	ASSERT_EQ(2, rp_probes_forget_link(t, "h1", "eth0", &ps, &nics));
+	ASSERT_EQ(1, nics);
+	ASSERT_EQ(2, ps.n);
+	rp_topo_addr_parse("192.0.2.2", &p.src, NULL, 0);
+	ASSERT_EQ(0, rp_addr_cmp(&p.src, &ps.v[0].src));
+	rp_topo_addr_parse("192.0.2.3", &p.src, NULL, 0);
+	ASSERT_EQ(0, rp_addr_cmp(&p.src, &ps.v[1].src));
+	ASSERT_EQ(0, rp_probes_forget_link(t, "h1", "eth0", &ps, NULL));
+
+	/* a NIC the topology names no netdev for may be on any link */
+	memset(&e, 0, sizeof(e));
+	ASSERT_EQ(0, rp_topo_parse("topology.json", unnamed, strlen(unnamed), &u, &e));
+	ASSERT_EQ(1, rp_probes_forget_link(u, "h2", "ens1f0", &ps, &nics));
+	ASSERT_EQ(1, nics);
+	ASSERT_EQ(1, ps.n);
+	rp_topo_free(u);
+	rp_probes_free(&ps);
+	rp_topo_free(t);
+}
+
 /* What a host must probe: its pairs through measured leaves, per spine. */
 static void pairs_of(struct __test_metadata *_metadata, const struct rp_topo *t,
 		     const struct rp_place *p, const char *host,
