@@ -355,6 +355,7 @@ int rpd_plan_files_sum(const struct rpd_config *cfg, struct rpd_replan *rp,
 	struct rp_probes ps = { 0 };
 	size_t len = 0, prev_len = 0;
 	struct rp_err perr;
+	bool live;
 	int ret;
 
 	memset(&perr, 0, sizeof(perr));
@@ -372,9 +373,9 @@ int rpd_plan_files_sum(const struct rpd_config *cfg, struct rpd_replan *rp,
 		prev_plan = replan_prev(rp, cfg, t, text, len, &pp, &own_prev,
 					&prev, &prev_len, &src);
 	}
+	live = rp && rp != &check;
 	if (!ret && rp_topo_measured(t))
-		ret = probe_for_plan(cfg, t, p, rp != &check && rp,
-				     rp && rp != &check ? &rp->reprobe : NULL,
+		ret = probe_for_plan(cfg, t, p, live, live ? &rp->reprobe : NULL,
 				     &ps, err, errlen);
 	if (!ret)
 		ret = rp_plan_compute_probed(t, p, prev_plan, &ps, &plan, &perr);
