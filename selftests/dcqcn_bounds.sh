@@ -152,7 +152,8 @@ paced_ok() {
 		<<<"${f:-null}" >/dev/null
 }
 # The CNPs cut the rate to the floor within seconds; a fixed 20 s wait
-# cost that much on every kernel. Still at most 20 s, as before.
+# cost that much on every kernel. At most 20 polls, a second apart (each
+# read of the flow takes its own time on top).
 paced_now() {
 	f=$(h1_flow)
 	paced_ok
