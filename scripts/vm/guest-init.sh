@@ -343,9 +343,11 @@ for ((k = 1; k <= ${#jobs[@]}; k++)); do
 	# The guests are no longer as the next job expects: run.sh reports
 	# the rest as not run.
 	[ -z "$left" ] || break
-	find /tmp -mindepth 1 -delete 2>/dev/null
+	# -xdev: a tree checked out below /tmp is mounted there (init), and
+	# emptying /tmp through that mount deleted the checkout on the host.
+	find /tmp -xdev -mindepth 1 -delete 2>/dev/null
 	for ((i = 2; i <= nhosts; i++)); do
-		RPVM_QUIET=1 on_host "$i" "find /tmp -mindepth 1 -delete" >/dev/null 2>&1
+		RPVM_QUIET=1 on_host "$i" "find /tmp -xdev -mindepth 1 -delete" >/dev/null 2>&1
 	done
 done
 sync
