@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Every test of the project (`make check`), as TAP, in four stages:
+# Every test of the project (`make check`), as TAP, in five stages:
 #   static  ynl-gen --check, checkpatch --strict (kmod/, include/), sparse on
 #           both test kernels, cppcheck on daemon/, the include rules
 #           between layers and the module's object cycles on the builds
@@ -11,7 +11,10 @@
 #   vm      each selftests/Makefile TEST_PROGS entry on each test kernel
 #           (6.1, then 6.12), through scripts/vm/run.sh: those that boot
 #           the default way in one boot per kernel (run.sh -b), the others
-#           alone
+#           alone (with --lanes 2 those first, then the shared boots in
+#           two lanes)
+#   arm64   (make check) the smoke subset's results; its set-up
+#           (scripts/deps-arm64.sh) runs from the start, beside the rest
 # A failed stage or test does not stop the others. Counting: one result per
 # static check, per build, per unit-test case (TEST() in the binary), per
 # selftest subtest (its TAP lines) on each kernel; a test binary or selftest
@@ -23,7 +26,8 @@
 # is non-zero iff something failed.
 #
 # Usage: scripts/check.sh [--arch x86_64|arm64] [--kernel 6.1|6.12|REL]...
-#                         [--only NAME[,NAME...]]... [--extra SELFTEST]... [--list] [-h]
+#                         [--only NAME[,NAME...]]... [--extra SELFTEST]...
+#                         [--lanes 1|2] [--list] [-h]
 #   --arch    arm64: the modules cross-built for Debian's arm64 kernels, the
 #             CLI and daemon cross-built, VM tests in arm64 guests
 #             (scripts/deps-arm64.sh first; make check-arm64)
@@ -35,6 +39,13 @@
 #             The build stage always runs: everything else needs it.
 #   --extra   one more VM selftest (a path under selftests/, e.g.
 #             debug/unload_stress.sh), run after the others on each kernel
+#   --lanes   1 (the default, also ROCEPATH_CHECK_LANES): the kernels'
+#             shared boots one after the other; 2: the first kernels'
+#             shared boot, then the arm64 smoke subset, beside the last
+#             kernel's, for hosts with four cores or more (on two cores the
+#             guests starve each other: Documentation/testing.rst, "Two
+#             lanes"). Tests with a boot of their own (fabrics, kernel
+#             parameters) run alone, first.
 #   --list    print the item names and exit
 
 set -u
@@ -54,6 +65,7 @@ kernels=()
 only=()
 extra=()
 list=
+lanes=${ROCEPATH_CHECK_LANES:-1}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--arch) [ $# -ge 2 ] || usage; arch=$2; shift 2 ;;
@@ -64,12 +76,18 @@ while [ $# -gt 0 ]; do
 	--only=*) IFS=, read -r -a o <<<"${1#*=}"; only+=("${o[@]}"); shift ;;
 	--extra) [ $# -ge 2 ] || usage; extra+=("$2"); shift 2 ;;
 	--extra=*) extra+=("${1#*=}"); shift ;;
+	--lanes) [ $# -ge 2 ] || usage; lanes=$2; shift 2 ;;
+	--lanes=*) lanes=${1#*=}; shift ;;
 	--list) list=1; shift ;;
 	-h | --help) usage ;;
 	*) echo "check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
 [ ${#kernels[@]} -gt 0 ] || kernels=(6.1 6.12)
+case $lanes in
+1 | 2) ;;
+*) echo "check: --lanes wants 1 or 2, got '$lanes'" >&2; exit 2 ;;
+esac
 
 [ -f "$CACHE/kernels.env" ] || { echo "check: no $CACHE/kernels.env: run scripts/deps.sh (or make deps)" >&2; exit 1; }
 KREL_61= KREL_612=
@@ -128,9 +146,59 @@ wanted() {
 	return 1
 }
 
+named() { # TEST: does --only name TEST itself (not only its stage)?
+	local o
+	for o in "${only[@]}"; do
+		[ "${o%.sh}" = "${1%.sh}" ] && return 0
+	done
+	return 1
+}
+
 n=0 npass=0 nfail=0 nskip=0
 t_start=$(date +%s)
 echo "TAP version 13"
+
+# Stage 5's arm64 smoke subset (below) is wanted when make check names the
+# tests, on x86-64, unless --only leaves it out. Its set-up, mostly
+# downloads and unpacking, runs from the start, beside the other stages.
+arm64_wanted() {
+	[ "$arch" = x86_64 ] && [ -n "${ROCEPATH_ARM64_SMOKE:-}" ] &&
+		{ [ ${#only[@]} = 0 ] || named arm64; }
+}
+arm64_dir=
+deps_pid=
+lane_pid=
+if arm64_wanted; then
+	arm64_dir=$(mktemp -d) || exit 1
+	(
+		scripts/deps-arm64.sh >"$arm64_dir/deps.out" 2>&1
+		echo $? >"$arm64_dir/deps.rc.new"
+		mv "$arm64_dir/deps.rc.new" "$arm64_dir/deps.rc"
+	) </dev/null &
+	deps_pid=$!
+fi
+arm64_deps_wait() { # deps-arm64.sh's output and exit code, once it is done
+	while [ ! -f "$arm64_dir/deps.rc" ]; do
+		sleep 2
+	done
+	cat "$arm64_dir/deps.out"
+	return "$(cat "$arm64_dir/deps.rc")"
+}
+arm64_smoke() {
+	env ROCEPATH_ARM64_SMOKE= ROCEPATH_ALL_KERNELS=1 \
+		scripts/check.sh --arch arm64 --kernel 6.12 --only "$ROCEPATH_ARM64_SMOKE"
+}
+# An interrupted run takes its background work with it: run.sh powers its
+# guests off on TERM.
+stop_background() {
+	local p
+	for p in $lane_pid $deps_pid; do
+		pkill -TERM -P "$p" 2>/dev/null
+		kill "$p" 2>/dev/null
+	done
+	[ -z "$arm64_dir" ] || rm -rf "$arm64_dir"
+}
+trap stop_background EXIT
 
 tap() { # RESULT(pass|fail|skip) DESC [REASON]
 	n=$((n + 1))
@@ -279,6 +347,9 @@ timing_table() {
 		}
 		print "# phases by cost: " s
 	}'
+	if [ "$lanes" = 2 ] && { [ ${#kernels[@]} -gt 1 ] || arm64_wanted; }; then
+		echo "# (--lanes 2: the shared boots ran side by side, so the sums exceed the time they took)"
+	fi
 }
 
 # The slowest steps of the VM tests, from run.sh's "# vm: step:" lines
@@ -455,15 +526,25 @@ replay() { # OUTPUT RC
 	return "$2"
 }
 vm_batch() { # KERNEL TEST...
-	local k=$1 dir i t rc lost=()
+	local k=$1 dir
 	shift
 	if [ $# = 1 ]; then
 		tap_test "$apfx$k/${1%.sh}" vm_test "$k" "$1"
 		return
 	fi
 	dir=$(mktemp -d) || return 1
+	batch_boot "$k" "$dir" "$@"
+	batch_results "$k" "$dir" "$@"
+}
+batch_boot() { # KERNEL DIR TEST...: the shared boot; its results stay in DIR
+	local k=$1 dir=$2
+	shift 2
 	echo "# vm: $k: ${#} tests in one boot: ${*%.sh}"
 	scripts/vm/run.sh -a "$arch" -k "$k" -b "$dir" "${@/#/selftests/}" 2>&1 </dev/null
+}
+batch_results() { # KERNEL DIR TEST...: each test's result from the boot in DIR
+	local k=$1 dir=$2 i t rc lost=()
+	shift 2
 	i=0
 	for t in "$@"; do
 		i=$((i + 1))
@@ -505,12 +586,65 @@ kernel_wanted() { # KERNEL TEST
 	[[ " $ks " == *" $1 "* ]] || [[ " $ks " == *" $series "* ]]
 }
 
-named() { # TEST: does --only name TEST itself (not only its stage)?
-	local o
-	for o in "${only[@]}"; do
-		[ "${o%.sh}" = "${1%.sh}" ] && return 0
+# The shared boots side by side (--lanes 2), from side[]: "KERNEL TEST...".
+# Each kernel's but the last runs in the background, one after the other,
+# then the arm64 smoke subset when make check asks for it; the last
+# kernel's runs meanwhile in the foreground. run.sh starts one run's
+# guests at a time. The background's log follows once both are done, then
+# the results in kernel order, as from one lane, retries after them.
+side=()
+side_by_side() { # (nk, not n: tap() counts in the global n)
+	local nk=${#side[@]} j k tests dirs=() bgdir bgk=()
+	[ "$nk" -gt 0 ] || return 0
+	if [ "$nk" = 1 ] && ! arm64_wanted; then
+		read -r k tests <<<"${side[0]}"
+		# shellcheck disable=SC2086
+		vm_batch "$k" $tests
+		run_extra "$k"
+		return
+	fi
+	for ((j = 0; j < nk; j++)); do
+		dirs+=("$(mktemp -d)") || return 1
 	done
-	return 1
+	bgdir=$(mktemp -d) || return 1
+	(
+		for ((j = 0; j < nk - 1; j++)); do
+			read -r k tests <<<"${side[$j]}"
+			# shellcheck disable=SC2086
+			batch_boot "$k" "${dirs[$j]}" $tests
+		done
+		if arm64_wanted; then
+			echo "# arm64 smoke subset, after scripts/deps-arm64.sh"
+			arm64_deps_wait >/dev/null &&
+				{ arm64_smoke >"$arm64_dir/smoke.out" 2>&1; echo $? >"$arm64_dir/smoke.rc"; }
+		fi
+	) >"$bgdir/log" 2>&1 </dev/null &
+	lane_pid=$!
+	for ((j = 0; j < nk - 1; j++)); do
+		bgk+=("${side[$j]%% *}")
+	done
+	echo "# vm: in a lane beside the boot below: the shared boot of" \
+		"${bgk[*]:-no kernel}${arm64_dir:+, then the arm64 smoke subset} (their log follows)"
+	read -r k tests <<<"${side[$((nk - 1))]}"
+	# shellcheck disable=SC2086
+	batch_boot "$k" "${dirs[$((nk - 1))]}" $tests
+	wait "$lane_pid"
+	lane_pid=
+	sed 's/^/# side lane: /' "$bgdir/log"
+	rm -rf "$bgdir"
+	for ((j = 0; j < nk; j++)); do
+		read -r k tests <<<"${side[$j]}"
+		# shellcheck disable=SC2086
+		batch_results "$k" "${dirs[$j]}" $tests
+		run_extra "$k"
+	done
+}
+run_extra() { # KERNEL: the --extra tests, each alone
+	local t
+	for t in "${extra[@]}"; do
+		wanted vm "$(basename "$t")" || continue
+		tap_test "$apfx$1/${t%.sh}" vm_test "$1" "$t"
+	done
 }
 
 stage vm
@@ -535,12 +669,14 @@ for k in "${kernels[@]}"; do
 			tap_test "$apfx$k/${t%.sh}" vm_test "$k" "$t"
 		fi
 	done
-	[ ${#batch[@]} = 0 ] || vm_batch "$k" "${batch[@]}"
-	for t in "${extra[@]}"; do
-		wanted vm "$(basename "$t")" || continue
-		tap_test "$apfx$k/${t%.sh}" vm_test "$k" "$t"
-	done
+	if [ "$lanes" = 2 ]; then
+		[ ${#batch[@]} = 0 ] && run_extra "$k" || side+=("$k ${batch[*]}")
+	else
+		[ ${#batch[@]} = 0 ] || vm_batch "$k" "${batch[@]}"
+		run_extra "$k"
+	fi
 done
+side_by_side
 
 #
 # Stage 5: the arm64 smoke subset (make check sets ROCEPATH_ARM64_SMOKE to
@@ -549,15 +685,17 @@ done
 # GPU hosts fails make check. make check-arm64 runs the whole arm64 lane.
 # Not with --only, unless it names "arm64".
 #
-if [ "$arch" = x86_64 ] && [ -n "${ROCEPATH_ARM64_SMOKE:-}" ] &&
-	{ [ ${#only[@]} = 0 ] || named arm64; }; then
+if arm64_wanted; then
 	stage arm64
 	before_fail=$nfail
-	item "arm64: Debian's arm64 kernels, cross tools and guest root (scripts/deps-arm64.sh)" \
-		scripts/deps-arm64.sh
+	item "arm64: Debian's arm64 kernels, cross tools and guest root (scripts/deps-arm64.sh, from the start)" \
+		arm64_deps_wait
 	if [ "$nfail" = "$before_fail" ]; then
-		tap_test arm64 env ROCEPATH_ARM64_SMOKE= ROCEPATH_ALL_KERNELS=1 \
-			scripts/check.sh --arch arm64 --kernel 6.12 --only "$ROCEPATH_ARM64_SMOKE"
+		if [ -f "$arm64_dir/smoke.rc" ]; then
+			tap_test arm64 replay "$arm64_dir/smoke.out" "$(cat "$arm64_dir/smoke.rc")"
+		else
+			tap_test arm64 arm64_smoke
+		fi
 	fi
 fi
 

@@ -325,9 +325,25 @@ rmem_restore() {
 	[ -n "$rmem_old" ] && echo "$rmem_old" >"$rmem_path" 2>/dev/null
 	rmem_old=
 }
+# Runs side by side (make check's lanes) would pick the same free ports,
+# and one would put the receive buffer back (below) under the other's new
+# sockets: from the choice of ports until the guests are up, one run at a
+# time. The QEMUs and hubs do not inherit the lock's descriptor.
+start_lock=
+start_begin() {
+	mkdir -p "$CACHE/vm" && exec {start_lock}>"$CACHE/vm/start.lock" &&
+		flock "$start_lock" || die "cannot lock $CACHE/vm/start.lock"
+}
+start_end() {
+	rmem_restore
+	[ -n "$start_lock" ] || return 0
+	flock -u "$start_lock"
+	exec {start_lock}>&-
+	start_lock=
+}
 cleanup() {
 	local p
-	rmem_restore
+	start_end
 	for p in "${pids[@]}" "${hub_pids[@]}"; do
 		kill "$p" 2>/dev/null
 	done
@@ -348,6 +364,7 @@ for _ in range(int(sys.argv[1])):
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 EOF
 }
+start_begin
 nports=$((3 * nhosts + 2))
 read -r -a ports <<<"$(free_ports $nports)"
 [ "${#ports[@]}" = $nports ] || die "cannot find free UDP ports on 127.0.0.1"
@@ -384,7 +401,7 @@ if [ "$nhosts" -gt 2 ]; then
 	for link in 0 1; do
 		[ -n "$fabric_topo" ] && [ "$link" = 0 ] && continue
 		$PY "$TOP/scripts/vm/hub.py" "${ports[$((2 * nhosts + link))]}" \
-			"${ports[@]:$((link * nhosts)):$nhosts}" &
+			"${ports[@]:$((link * nhosts)):$nhosts}" {start_lock}>&- &
 		hub_pids+=($!)
 	done
 fi
@@ -464,7 +481,7 @@ for ((i = 1; i <= nhosts; i++)); do
 		"${test_nic[@]}" \
 		-netdev "$(netdev_args 1 "$i")" \
 		-device "virtio-net-pci,netdev=n1,mac=$(printf '52:54:00:12:35:%02x' "$i"),addr=0x5" \
-		</dev/null >"$run_dir/qemu-h$i.err" 2>&1 &
+		</dev/null >"$run_dir/qemu-h$i.err" 2>&1 {start_lock}>&- &
 	pids+=($!)
 done
 if [ -n "$batch" ]; then
@@ -526,7 +543,7 @@ while kill -0 "${pids[0]}" 2>/dev/null; do
 	if [ -z "$ready" ] && [ -s "$run_dir/h1.ready" ]; then
 		ready=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 		note "$rel: $nhosts guest(s) ready after ${ready}s wall, h1 guest uptime $(<"$run_dir/h1.ready")s"
-		rmem_restore
+		start_end
 		echo "$rel wall=$ready guest=$(<"$run_dir/h1.ready")" >"$run_dir/boot-time"
 	fi
 	for ((i = 2; i <= nhosts; i++)); do
