@@ -11,6 +11,8 @@
 #   ksft_exit                   trailing plan + totals; exit 1 if anything
 #                               failed, 4 if everything skipped, else 0
 #   ksft_skip_all REASON        the whole test cannot run: exit 4
+#   body_starts                 the set-up ends here, not at the first
+#                               result (the timing table's phases)
 #   log MSG                     "# MSG" on stdout
 #   require_cmd CMD...          skip the test when a command is missing
 #   require_module              skip the test when $ROCEPATH_KO is not built
@@ -90,6 +92,10 @@ __rp_timing_mark() { # NAME: "NAME UPTIME" the first time only
 	read -r u _ </proc/uptime
 	echo "$1 $u" >>"$__rp_timing"
 }
+
+# The set-up ends at the first result, or here for a test whose first
+# result comes only after its main work (pin_unload's cycles).
+body_starts() { __rp_timing_mark body; }
 
 # Each result's guest uptime too, in "$__rp_timing.checks" ("UPTIME N
 # DESC"): scripts/vm/profile.sh turns the gaps into the slowest steps of

@@ -18,6 +18,7 @@ churn_prog
 GIDX=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
 defer rp_unload 1
 
+body_starts
 kmsg_mark
 rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4")
 on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 400 -F"
