@@ -24,21 +24,49 @@ struct qs {
 	size_t len;
 };
 
-/* Buffered writer with json-c's separators and indentation. */
+/*
+ * Buffered writer with json-c's separators and indentation. Without a
+ * file it writes to memory (mem: mlen bytes of mcap), as the quoted names
+ * are made.
+ */
 struct w {
 	FILE *f;
 	bool pretty;
 	bool err;
 	int depth;
 	bool first[W_DEPTH];
+	char *mem;
+	size_t mlen, mcap;
 	size_t n;
 	char buf[W_BUF];
 };
 
+static void w_sink(struct w *w, const char *s, size_t len)
+{
+	if (w->f) {
+		if (fwrite(s, 1, len, w->f) != len)
+			w->err = true;
+		return;
+	}
+	if (w->mlen + len > w->mcap) {
+		size_t cap = 2 * w->mcap + len;
+		char *m = realloc(w->mem, cap);
+
+		if (!m) {
+			w->err = true;
+			return;
+		}
+		w->mem = m;
+		w->mcap = cap;
+	}
+	memcpy(w->mem + w->mlen, s, len);
+	w->mlen += len;
+}
+
 static void w_flush(struct w *w)
 {
-	if (w->n && fwrite(w->buf, 1, w->n, w->f) != w->n)
-		w->err = true;
+	if (w->n)
+		w_sink(w, w->buf, w->n);
 	w->n = 0;
 }
 
@@ -47,8 +75,7 @@ static void w_put(struct w *w, const char *s, size_t len)
 	if (w->n + len > W_BUF) {
 		w_flush(w);
 		if (len > W_BUF) {
-			if (fwrite(s, 1, len, w->f) != len)
-				w->err = true;
+			w_sink(w, s, len);
 			return;
 		}
 	}
@@ -121,78 +148,79 @@ static void w_qstr(struct w *w, const char *s)
 	w_ch(w, '"');
 }
 
-/* Appends s as a quoted JSON string to a memory stream. */
-static struct qs quote(const char *s)
-{
-	struct qs q = { NULL, 0 };
-	struct w *w = malloc(sizeof(*w));
-	FILE *f;
-
-	if (!w)
-		return q;
-	f = open_memstream(&q.s, &q.len);
-	if (!f) {
-		free(w);
-		return q;
-	}
-	memset(w, 0, offsetof(struct w, buf));
-	w->f = f;
-	w_qstr(w, s);
-	w_flush(w);
-	if (fclose(f) || w->err) {
-		free(q.s);
-		q.s = NULL;
-		q.len = 0;
-	}
-	free(w);
-	return q;
-}
-
-/* Quoted names of hosts, NIC addresses, switches and jobs, by index. */
+/*
+ * Quoted names of hosts, NIC addresses, switches and jobs, by index: one
+ * text, quoted once (an allocation each cost more than the plan's output).
+ */
 struct names {
 	struct qs *host, *ip, *sw, *job;
+	char *text;
 };
 
-static void names_free(const struct rp_plan *pl, struct names *n)
+static void names_free(struct names *n)
 {
-	const struct rp_topo *t = pl->t;
-
-	for (int i = 0; n->host && i < t->nhosts; i++)
-		free(n->host[i].s);
-	for (int i = 0; n->ip && i < t->nnics; i++)
-		free(n->ip[i].s);
-	for (int i = 0; n->sw && i < t->nsw; i++)
-		free(n->sw[i].s);
-	for (int i = 0; n->job && i < pl->p->njobs; i++)
-		free(n->job[i].s);
 	free(n->host);
 	free(n->ip);
 	free(n->sw);
 	free(n->job);
+	free(n->text);
+}
+
+/* Appends s quoted to the memory writer m; q gets its length. */
+static void name_quote(struct w *m, struct qs *q, const char *s)
+{
+	size_t at = m->mlen + m->n;
+
+	w_qstr(m, s);
+	q->len = m->mlen + m->n - at;
+}
+
+/* Points q[0..n) at their quoted text, which starts at at; the end. */
+static char *names_place(struct qs *q, int n, char *at)
+{
+	for (int i = 0; i < n; i++) {
+		q[i].s = at;
+		at += q[i].len;
+	}
+	return at;
 }
 
 static int names_init(const struct rp_plan *pl, struct names *n)
 {
 	const struct rp_topo *t = pl->t;
+	struct w *m;
+	char *at;
+	bool err;
 
 	n->host = calloc(t->nhosts + 1, sizeof(*n->host));
 	n->ip = calloc(t->nnics + 1, sizeof(*n->ip));
 	n->sw = calloc(t->nsw + 1, sizeof(*n->sw));
 	n->job = calloc(pl->p->njobs + 1, sizeof(*n->job));
-	if (!n->host || !n->ip || !n->sw || !n->job)
+	m = malloc(sizeof(*m));
+	if (!n->host || !n->ip || !n->sw || !n->job || !m) {
+		free(m);
 		return -ENOMEM;
+	}
+	memset(m, 0, offsetof(struct w, buf));
+	/* the lengths now, the places once the text has stopped moving */
 	for (int i = 0; i < t->nhosts; i++)
-		if (!(n->host[i] = quote(t->hosts[i].name)).s)
-			return -ENOMEM;
+		name_quote(m, &n->host[i], t->hosts[i].name);
 	for (int i = 0; i < t->nnics; i++)
-		if (!(n->ip[i] = quote(t->nics[i].ip)).s)
-			return -ENOMEM;
+		name_quote(m, &n->ip[i], t->nics[i].ip);
 	for (int i = 0; i < t->nsw; i++)
-		if (!(n->sw[i] = quote(t->sw[i].name)).s)
-			return -ENOMEM;
+		name_quote(m, &n->sw[i], t->sw[i].name);
 	for (int i = 0; i < pl->p->njobs; i++)
-		if (!(n->job[i] = quote(pl->p->jobs[i].id)).s)
-			return -ENOMEM;
+		name_quote(m, &n->job[i], pl->p->jobs[i].id);
+	w_flush(m);
+	n->text = m->mem;
+	err = m->err;
+	free(m);
+	if (err)
+		return -ENOMEM;
+	at = names_place(n->host, t->nhosts, n->text);
+	at = names_place(n->ip, t->nnics, at);
+	at = names_place(n->sw, t->nsw, at);
+	names_place(n->job, pl->p->njobs, at);
 	return 0;
 }
 
@@ -558,7 +586,7 @@ int rp_plan_write(const struct rp_plan *pl, const char *host,
 	if (w->err || fflush(out) || ferror(out))
 		ret = -EIO;
 out:
-	names_free(pl, &nm);
+	names_free(&nm);
 	free(upl);
 	free(dnl);
 	free(w);
