@@ -123,15 +123,13 @@ void rp_walker_flow(struct rp_walker *w, int fi)
 			 (struct rp_hash_lin *)&pl->lin);
 }
 
-static struct rp_hopc *hop_get(struct rp_walker *w, struct rp_hopc *h,
-			       int sw, int kind)
+static struct rp_hopc *hop_build(struct rp_walker *w, struct rp_hopc *h,
+				 int sw, int kind)
 {
 	const struct rp_plan *pl = w->pl;
 	const struct rp_topo *t = pl->t;
 	const struct rp_hash_model *m;
 
-	if (h->gen == w->gen)
-		return h;
 	h->gen = w->gen;
 	if (kind == 0) {	/* spine, up to the superspines */
 		h->off = pl->spine_u0[sw];
@@ -152,6 +150,13 @@ static struct rp_hopc *hop_get(struct rp_walker *w, struct rp_hopc *h,
 		rp_hash_ctx_init(&h->c, m, w->sa, w->da,
 				 (struct rp_hash_lin *)&pl->lin);
 	return h;
+}
+
+/* Every port's walk asks for its hops: the built case stays inline. */
+static inline struct rp_hopc *hop_get(struct rp_walker *w, struct rp_hopc *h,
+				      int sw, int kind)
+{
+	return h->gen == w->gen ? h : hop_build(w, h, sw, kind);
 }
 
 /* Member of a hop's group for port (0 without a choice), or -1. */
