@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,12 @@ struct rp_route {
 	long budget;
 	struct rt *buf;		/* routes of the pair being placed */
 	int nbuf;
-	/* best_far(): per superspine the best half route each side */
+	/*
+	 * best_far(): per superspine the best half route each side, and
+	 * its far_key() (INT64_MIN: none yet)
+	 */
 	int *am, *as, *asum, *bm, *bs, *bsum;
+	int64_t *ak, *bk;
 };
 
 void rp_plan_route_free(struct rp_plan *pl)
@@ -66,6 +71,8 @@ void rp_plan_route_free(struct rp_plan *pl)
 	free(r->bm);
 	free(r->bs);
 	free(r->bsum);
+	free(r->ak);
+	free(r->bk);
 	free(r);
 	pl->route = NULL;
 }
@@ -95,13 +102,15 @@ static int route_init(struct rp_plan *pl)
 	r->bm = calloc(pl->t->nsupers + 1, sizeof(int));
 	r->bs = calloc(pl->t->nsupers + 1, sizeof(int));
 	r->bsum = calloc(pl->t->nsupers + 1, sizeof(int));
+	r->ak = calloc(pl->t->nsupers + 1, sizeof(*r->ak));
+	r->bk = calloc(pl->t->nsupers + 1, sizeof(*r->bk));
 	if (!r->cap || !r->load || !r->head || !r->nxt || !r->prv || !r->res ||
 	    !r->lock || !r->porder || !r->am || !r->as || !r->asum || !r->bm ||
-	    !r->bs || !r->bsum)
+	    !r->bs || !r->bsum || !r->ak || !r->bk)
 		return -ENOMEM;
 	/* best_far() leaves them so between calls */
 	for (int u = 0; u < pl->t->nsupers; u++)
-		r->as[u] = r->bs[u] = -1;
+		r->ak[u] = r->bk[u] = INT64_MIN;
 	for (int b = 0; b < r->nb; b++)
 		r->cap[b] = r->cap[r->nb + b] = pl->bundles[b].n;
 	for (int k = 0; k < r->nub; k++)
@@ -293,6 +302,16 @@ static inline bool better(int m, int sum, int bm, int bsum)
 }
 
 /*
+ * (m, sum) as one number that orders as better() does: m, then sum. One
+ * comparison in best_far()'s inner loops, which are most of three tiers'
+ * route assignment.
+ */
+static inline int64_t far_key(int m, int sum)
+{
+	return (int64_t)m * ((int64_t)1 << 32) + ((int64_t)sum - INT32_MIN);
+}
+
+/*
  * The best route between pods without listing them all: per superspine u
  * the best first half (spine s: leaf-s up, s-u up) and the best second
  * half (spine s2: u-s2 down, s2-leaf down), then the best u. Ties go to
@@ -305,23 +324,35 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 	const struct rp_topo *t = pl->t;
 	const struct rp_route *r = pl->route;
 	size_t ns = t->nspines, nu = t->nsupers;
-	int best = -1, bm = -(1 << 30), bsum = -(1 << 30);
-	/* the superspines touched: as[] and bs[] are -1 elsewhere */
+	const uint8_t *reach = &pl->ureach[(size_t)p->dst * nu];
+	const int *cap = r->cap, *load = r->load;
+	const struct ubundle *ub = pl->ubundles;
+	int64_t *ak = r->ak, *bk = r->bk;
+	int T = pl->T, best = -1, bm = -(1 << 30), bsum = -(1 << 30);
+	int uo = 2 * r->nb, dno = 2 * r->nb + r->nub;
+	/* the superspines touched: ak[] and bk[] are INT64_MIN elsewhere */
 	size_t ulo = nu, uhi = 0;
 
 	for (int c = 0; c < p->nc; c++) {
 		int s = pl->cs[p->c0 + c];
 		int sa = spare(pl, pl->bidx[p->src * ns + s]);
+		int bend = pl->spine_ub0[s + 1];
 
-		for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++) {
-			int u = pl->ubundles[b].super;
-			int su = spare(pl, 2 * r->nb + b), m = sa < su ? sa : su;
+		for (int b = pl->spine_ub0[s]; b < bend; b++) {
+			int u = ub[b].super;
+			int su = T * cap[uo + b] - load[uo + b];
+			int m = sa < su ? sa : su;
+			int64_t k;
 
-			if (!ureaches(pl, u, p->dst))
+			if (!reach[u])
 				continue;
-			ulo = (size_t)u < ulo ? (size_t)u : ulo;
-			uhi = (size_t)u > uhi ? (size_t)u : uhi;
-			if (r->as[u] < 0 || better(m, sa + su, r->am[u], r->asum[u])) {
+			k = far_key(m, sa + su);
+			if (k > ak[u]) {
+				if (ak[u] == INT64_MIN) {
+					ulo = (size_t)u < ulo ? (size_t)u : ulo;
+					uhi = (size_t)u > uhi ? (size_t)u : uhi;
+				}
+				ak[u] = k;
 				r->as[u] = s;
 				r->am[u] = m;
 				r->asum[u] = sa + su;
@@ -331,15 +362,20 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 	for (int c = 0; c < p->nk; c++) {
 		int s2 = pl->cs[p->k0 + c];
 		int sd = spare(pl, r->nb + pl->bidx[p->dst * ns + s2]);
+		int bend = pl->spine_ub0[s2 + 1];
 
-		for (int b = pl->spine_ub0[s2]; b < pl->spine_ub0[s2 + 1]; b++) {
-			int u = pl->ubundles[b].super;
-			int su = spare(pl, 2 * r->nb + r->nub + b);
+		for (int b = pl->spine_ub0[s2]; b < bend; b++) {
+			int u = ub[b].super;
+			int su = T * cap[dno + b] - load[dno + b];
 			int m = sd < su ? sd : su;
+			int64_t k = far_key(m, sd + su);
 
-			ulo = (size_t)u < ulo ? (size_t)u : ulo;
-			uhi = (size_t)u > uhi ? (size_t)u : uhi;
-			if (r->bs[u] < 0 || better(m, sd + su, r->bm[u], r->bsum[u])) {
+			if (k > bk[u]) {
+				if (bk[u] == INT64_MIN) {
+					ulo = (size_t)u < ulo ? (size_t)u : ulo;
+					uhi = (size_t)u > uhi ? (size_t)u : uhi;
+				}
+				bk[u] = k;
 				r->bs[u] = s2;
 				r->bm[u] = m;
 				r->bsum[u] = sd + su;
@@ -349,7 +385,7 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 	for (size_t u = ulo; u <= uhi && u < nu; u++) {
 		int m, sum;
 
-		if (r->as[u] < 0 || r->bs[u] < 0)
+		if (ak[u] == INT64_MIN || bk[u] == INT64_MIN)
 			continue;
 		m = r->am[u] < r->bm[u] ? r->am[u] : r->bm[u];
 		sum = r->asum[u] + r->bsum[u];
@@ -362,7 +398,7 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 	if (best >= 0)
 		*x = (struct rt){ r->as[best], best, r->bs[best] };
 	for (size_t u = ulo; u <= uhi && u < nu; u++)
-		r->as[u] = r->bs[u] = -1;
+		ak[u] = bk[u] = INT64_MIN;
 	return best < 0 ? INT_MIN : bm;
 }
 
