@@ -99,12 +99,76 @@ int rp_read_file(const char *path, char **text, size_t *len)
 	return 0;
 }
 
+/* Appends s[0..sl) to the path buf[0..*n), cut at len - 1 bytes. */
+static void path_put(char *buf, size_t len, size_t *n, const char *s,
+		     size_t sl)
+{
+	if (sl > len - 1 - *n)
+		sl = len - 1 - *n;
+	memcpy(buf + *n, s, sl);
+	*n += sl;
+}
+
+/* The decimal of neg ? -u : u, ending at end; its start. */
+static char *path_dec(char *end, unsigned long long u, bool neg)
+{
+	do {
+		*--end = '0' + u % 10;
+		u /= 10;
+	} while (u);
+	if (neg)
+		*--end = '-';
+	return end;
+}
+
+/*
+ * The parsers make the path of every element before they know whether an
+ * error will print it, 90,000 of them for 32k GPUs: %s, %d and %zu, which
+ * are all they ask for, go without printf's machinery. Anything else is
+ * vsnprintf()'s, to the same bytes.
+ */
 void rp_json_pathf(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
+	size_t n = 0;
 
+	if (!len)
+		return;
 	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
+	for (const char *f = fmt; *f;) {
+		const char *e = strchrnul(f, '%'), *s;
+		char num[24];
+
+		path_put(buf, len, &n, f, e - f);
+		if (!*e)
+			break;
+		if (e[1] == 's') {
+			s = va_arg(ap, const char *);
+			if (!s)
+				s = "(null)";
+			path_put(buf, len, &n, s, strlen(s));
+			f = e + 2;
+		} else if (e[1] == 'd') {
+			int v = va_arg(ap, int);
+
+			s = path_dec(num + sizeof(num), v < 0 ?
+				     -(unsigned long long)v : (unsigned long long)v,
+				     v < 0);
+			path_put(buf, len, &n, s, num + sizeof(num) - s);
+			f = e + 2;
+		} else if (e[1] == 'z' && e[2] == 'u') {
+			s = path_dec(num + sizeof(num), va_arg(ap, size_t), false);
+			path_put(buf, len, &n, s, num + sizeof(num) - s);
+			f = e + 3;
+		} else {
+			va_end(ap);
+			va_start(ap, fmt);
+			vsnprintf(buf, len, fmt, ap);
+			va_end(ap);
+			return;
+		}
+	}
+	buf[n] = 0;
 	va_end(ap);
 }
 

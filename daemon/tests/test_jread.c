@@ -245,6 +245,31 @@ TEST(paths)
 	rp_topo_free(t);
 }
 
+/* Paths are snprintf()'s bytes, cut as it cuts them, at every size. */
+TEST(pathf)
+{
+	char a[40], b[40];
+
+	for (size_t len = 0; len <= sizeof(a); len++) {
+		memset(a, 'x', sizeof(a));
+		memset(b, 'x', sizeof(b));
+		rp_json_pathf(a, len, ".hosts[%zu].nics[%zu]", (size_t)4095,
+			      (size_t)7);
+		snprintf(b, len, ".hosts[%zu].nics[%zu]", (size_t)4095,
+			 (size_t)7);
+		ASSERT_EQ(0, memcmp(a, b, sizeof(a)));
+		rp_json_pathf(a, len, "%s.%s[%d]%d", ".switches[3]", "ports",
+			      -2147483647 - 1, 0);
+		snprintf(b, len, "%s.%s[%d]%d", ".switches[3]", "ports",
+			 -2147483647 - 1, 0);
+		ASSERT_EQ(0, memcmp(a, b, sizeof(a)));
+		/* other conversions are vsnprintf()'s */
+		rp_json_pathf(a, len, ".links[%d].%s_port%%%x", 12, "a", 255u);
+		snprintf(b, len, ".links[%d].%s_port%%%x", 12, "a", 255u);
+		ASSERT_EQ(0, memcmp(a, b, sizeof(a)));
+	}
+}
+
 /* A truncated file: json-c's line and column, at every length. */
 TEST(truncated_file)
 {
