@@ -68,10 +68,36 @@ const void *rp_addr_data(const struct rp_addr *a)
 	return a->raw;
 }
 
+/*
+ * IPv4 as inet_ntop() writes it, without its sprintf(): the planner
+ * formats every NIC address of a topology, 131,072 of them at the largest.
+ */
+static void fmt_v4(const uint8_t *b, char *buf)
+{
+	char *p = buf;
+
+	for (int i = 0; i < 4; i++) {
+		unsigned int v = b[i];
+
+		if (i)
+			*p++ = '.';
+		if (v >= 100)
+			*p++ = '0' + v / 100;
+		if (v >= 10)
+			*p++ = '0' + v / 10 % 10;
+		*p++ = '0' + v % 10;
+	}
+	*p = 0;
+}
+
 const char *rp_addr_fmt(const struct rp_addr *a, char *buf, size_t len)
 {
 	if (!len)
 		return buf;
+	if (a->family == AF_INET && len >= INET_ADDRSTRLEN) {
+		fmt_v4(a->raw, buf);
+		return buf;
+	}
 	if (!a->family || !inet_ntop(a->family, a->raw, buf, len))
 		snprintf(buf, len, "-");
 	return buf;

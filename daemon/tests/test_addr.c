@@ -22,6 +22,24 @@ TEST(parse_ipv4)
 	EXPECT_STREQ("192.0.2.1", rp_addr_fmt(&a, buf, sizeof(buf)));
 }
 
+/* IPv4 is written as inet_ntop() writes it, every byte value in each place. */
+TEST(fmt_ipv4_as_inet_ntop)
+{
+	char buf[RP_ADDR_STRLEN], ref[INET_ADDRSTRLEN];
+	struct rp_addr a = { .family = AF_INET };
+
+	for (unsigned int v = 0; v < 256; v++) {
+		a.raw[0] = v;
+		a.raw[1] = 255 - v;
+		a.raw[2] = v * 7;
+		a.raw[3] = v / 3;
+		ASSERT_NE(NULL, inet_ntop(AF_INET, a.raw, ref, sizeof(ref)));
+		ASSERT_STREQ(ref, rp_addr_fmt(&a, buf, sizeof(buf)));
+	}
+	/* a short buffer: inet_ntop()'s failure, "-" */
+	ASSERT_STREQ("-", rp_addr_fmt(&a, buf, 8));
+}
+
 TEST(parse_ipv6)
 {
 	struct rp_addr a;
