@@ -324,11 +324,9 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 	const struct rp_topo *t = pl->t;
 	const struct rp_route *r = pl->route;
 	size_t ns = t->nspines, nu = t->nsupers;
-	const uint8_t *reach = &pl->ureach[(size_t)p->dst * nu];
-	const int *cap = r->cap, *load = r->load;
 	const struct ubundle *ub = pl->ubundles;
 	int64_t *ak = r->ak, *bk = r->bk;
-	int T = pl->T, best = -1, bm = -(1 << 30), bsum = -(1 << 30);
+	int best = -1, bm = -(1 << 30), bsum = -(1 << 30);
 	int uo = 2 * r->nb, dno = 2 * r->nb + r->nub;
 	/* the superspines touched: ak[] and bk[] are INT64_MIN elsewhere */
 	size_t ulo = nu, uhi = 0;
@@ -340,11 +338,11 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 
 		for (int b = pl->spine_ub0[s]; b < bend; b++) {
 			int u = ub[b].super;
-			int su = T * cap[uo + b] - load[uo + b];
+			int su = spare(pl, uo + b);
 			int m = sa < su ? sa : su;
 			int64_t k;
 
-			if (!reach[u])
+			if (!ureaches(pl, u, p->dst))
 				continue;
 			k = far_key(m, sa + su);
 			if (k > ak[u]) {
@@ -366,7 +364,7 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 
 		for (int b = pl->spine_ub0[s2]; b < bend; b++) {
 			int u = ub[b].super;
-			int su = T * cap[dno + b] - load[dno + b];
+			int su = spare(pl, dno + b);
 			int m = sd < su ? sd : su;
 			int64_t k = far_key(m, sd + su);
 
