@@ -113,8 +113,9 @@ for try in 1 2 3; do
 		log "try $try: no new CNP reached h1 within 30 reads"
 		break
 	fi
-	log "try $try: the flow stood still before the CNP (flow $f): marks again"
+	log "try $try: the flow stood still before the CNP (flow $f)"
 	[ "$try" -lt 3 ] || break
+	log "try $try: marks off, the rate again, marks on"
 	ce_mark_off 2
 	send_rate
 	log "try $((try + 1)): the flow sends $sent kb/s"
