@@ -20,6 +20,7 @@
 #ifndef ROCEPATH_PLAN_PROBE_H
 #define ROCEPATH_PLAN_PROBE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -148,7 +149,17 @@ struct rp_probe_opts {
 	unsigned int timeout_ms;	/* wait for an answer per send */
 	unsigned int rate_pps;		/* probe packets per second, at most */
 	unsigned int max_ports;		/* per pair; 0: 8 per flow, >= 16 */
+	/*
+	 * Set by another thread to end the walk early (-ECANCELED): the
+	 * daemon probes beside its event loop. NULL: the walk runs whole.
+	 */
+	const atomic_bool *cancel;
 };
+/* o->cancel is set: the walk and the waits inside it stop. */
+static inline bool rp_probe_cancelled(const struct rp_probe_opts *o)
+{
+	return o->cancel && atomic_load(o->cancel);
+}
 #define RP_PROBE_OPTS_DEFAULT { .ttl = 2, .tries = 3, .timeout_ms = 500, \
 				.rate_pps = 50, .max_ports = 0 }
 

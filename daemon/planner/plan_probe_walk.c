@@ -86,6 +86,12 @@ int rp_probe_walk(const struct rp_probe_pair *pairs, size_t n, int nsw,
 			char why[96] = "no answer";
 			int sent;
 
+			if (rp_probe_cancelled(o)) {
+				snprintf(rep->error, sizeof(rep->error),
+					 "probing cancelled");
+				ret = -ECANCELED;
+				break;
+			}
 			looked++;
 			c = rp_probes_find(ps, &pp->src, &pp->dst, port);
 			if (c) {

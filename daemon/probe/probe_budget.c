@@ -88,20 +88,27 @@ int rp_probe_budget_check(const struct rp_topo *t, const struct rp_place *p,
 	return ret;
 }
 
-void rp_probe_slot_wait(struct rp_probe_slot *sl)
+/* How long one sleep of the slot wait lasts at most: the cancel latency. */
+#define SLOT_NAP_MS 100
+
+int rp_probe_slot_wait(struct rp_probe_slot *sl, const atomic_bool *cancel)
 {
 	for (;;) {
 		struct timespec now, d;
 		uint64_t ms, wait;
 
+		if (cancel && atomic_load(cancel))
+			return -ECANCELED;
 		/* the wall clock: the one clock every host of the fabric shares */
 		clock_gettime(CLOCK_REALTIME, &now);
 		ms = (uint64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 		wait = rp_probe_slot_wait_ms(&sl->s, sl->slot, ms);
 		if (!wait)
-			return;
-		d.tv_sec = wait / 1000;
-		d.tv_nsec = (wait % 1000) * 1000000;
+			return 0;
+		if (wait > SLOT_NAP_MS)
+			wait = SLOT_NAP_MS;
+		d.tv_sec = 0;
+		d.tv_nsec = wait * 1000000;
 		nanosleep(&d, NULL);
 		sl->waited_ms += wait;
 	}

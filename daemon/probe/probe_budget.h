@@ -8,6 +8,7 @@
 #ifndef ROCEPATH_PROBE_BUDGET_H
 #define ROCEPATH_PROBE_BUDGET_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,8 +43,12 @@ int rp_probe_budget_check(const struct rp_topo *t, const struct rp_place *p,
 			  unsigned int budget_pps, struct rp_probe_slot *sl,
 			  char *why, size_t whylen);
 
-/* Sleeps until sl's slot is open on the wall clock; adds to waited_ms. */
-void rp_probe_slot_wait(struct rp_probe_slot *sl);
+/*
+ * Sleeps until sl's slot is open on the wall clock; adds to waited_ms.
+ * -ECANCELED as soon as *cancel is set (may be NULL): a slot can be a
+ * cycle away, and the daemon must not wait that long to stop or reload.
+ */
+int rp_probe_slot_wait(struct rp_probe_slot *sl, const atomic_bool *cancel);
 
 /* "slot 3 of 64 (256 hosts per slot, 64 s cycle), first rail 2" */
 void rp_probe_slot_fmt(const struct rp_probe_slot *sl, char *buf, size_t len);

@@ -20,8 +20,10 @@ static int gated_fn(void *ctx, const struct rp_probe_pair *pair,
 {
 	struct gated *g = ctx;
 
-	if (g->sl)
-		rp_probe_slot_wait(g->sl);
+	if (g->sl && rp_probe_slot_wait(g->sl, o->cancel)) {
+		snprintf(why, whylen, "probing cancelled");
+		return -ECANCELED;
+	}
 	return rp_probe_sock_fn(&g->sk, pair, sport, o, sw, why, whylen);
 }
 

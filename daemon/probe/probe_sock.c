@@ -151,11 +151,18 @@ out:
 	}
 }
 
-/* Waits up to ms for the error queue: 1 answered, 0 nothing, -errno. */
-static int await(struct rp_probe_sock *ps, int fd, unsigned int ms, int *sw,
-		 char *why, size_t whylen)
+/* How long await() polls at a time: the latency of a cancel. */
+#define AWAIT_SLICE_MS 100
+
+/*
+ * Waits up to o->timeout_ms for the error queue: 1 answered, 0 nothing (or
+ * cancelled), -errno.
+ */
+static int await(struct rp_probe_sock *ps, int fd,
+		 const struct rp_probe_opts *o, int *sw, char *why,
+		 size_t whylen)
 {
-	double end = now_s() + ms / 1000.0;
+	double end = now_s() + o->timeout_ms / 1000.0;
 
 	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = 0 };
@@ -167,13 +174,15 @@ static int await(struct rp_probe_sock *ps, int fd, unsigned int ms, int *sw,
 		struct rp_addr off;
 		int left = (int)((end - now_s()) * 1000), type, code, r;
 
-		if (left < 0)
+		if (left < 0 || rp_probe_cancelled(o))
 			return 0;
-		r = poll(&pfd, 1, left);
+		r = poll(&pfd, 1, left < AWAIT_SLICE_MS ? left : AWAIT_SLICE_MS);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : 0;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			continue;
 		if (recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
@@ -233,7 +242,7 @@ int rp_probe_sock_fn(void *ctx, const struct rp_probe_pair *pair,
 				break;
 			}
 		}
-		r = await(ps, fd, o->timeout_ms, sw, why, whylen);
+		r = await(ps, fd, o, sw, why, whylen);
 		if (r < 0) {
 			snprintf(why, whylen, "error queue: %s", strerror(-r));
 			break;
@@ -241,6 +250,9 @@ int rp_probe_sock_fn(void *ctx, const struct rp_probe_pair *pair,
 		if (r)
 			break;
 		snprintf(why, whylen, "no answer after %u tries", k);
+		/* the walk says so before the next port: no more tries here */
+		if (rp_probe_cancelled(o))
+			break;
 	}
 	close(fd);
 	return k > (o->tries ? o->tries : 1) ? (int)(k - 1) : (int)k;

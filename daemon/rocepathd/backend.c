@@ -171,13 +171,6 @@ int rpd_reprobe_add(struct rpd_reprobe *r, const char *netdev)
 	return 0;
 }
 
-/*
- * Answers for the measured switches of t, for this host's flows: from the
- * cache in the state directory while the topology file is the same, else
- * probed (and cached). With live false (--check) nothing is sent. A port
- * that got no answer fails the plan, naming the pair and the port: the
- * caller keeps the last good pins.
- */
 /* A refused budget is the config's error, said as one. */
 static void budget_err(const struct rpd_config *cfg, const char *why,
 		       char *err, size_t errlen)
@@ -199,21 +192,23 @@ static void log_slot(const struct rp_probe_slot *sl)
  * Answers for the measured switches of t, for this host's flows: from the
  * cache in the state directory while the topology file is the same, else
  * probed (and cached), in this host's slot when probe_budget_pps is set.
- * With live false (--check) nothing is sent, but a budget that cannot
- * probe every flow in time is refused all the same. A port that got no
- * answer fails the plan, naming the pair and the port: the caller keeps
- * the last good pins.
+ * Without @rp (--check) nothing is sent, but a budget that cannot probe
+ * every flow in time is refused all the same. A port that got no answer
+ * fails the plan, naming the pair and the port: the caller keeps the last
+ * good pins. rp->cancel ends the probing early (-ECANCELED), keeping the
+ * links still to probe again for the next plan.
  */
 static int probe_for_plan(const struct rpd_config *cfg, const struct rp_topo *t,
-			  const struct rp_place *p, bool live,
-			  struct rpd_reprobe *rr, struct rp_probes *ps,
-			  char *err, size_t errlen)
+			  const struct rp_place *p, struct rpd_replan *rp,
+			  struct rp_probes *ps, char *err, size_t errlen)
 {
 	struct rp_probe_opts o = {
 		.ttl = cfg->probe_ttl, .tries = cfg->probe_tries,
 		.timeout_ms = cfg->probe_timeout_ms,
 		.rate_pps = cfg->probe_rate_pps,
+		.cancel = rp ? rp->cancel : NULL,
 	};
+	struct rpd_reprobe *rr = rp ? &rp->reprobe : NULL;
 	struct rp_probe_report rep = { 0 };
 	struct rp_probe_slot sl;
 	struct rp_err perr;
@@ -224,7 +219,7 @@ static int probe_for_plan(const struct rpd_config *cfg, const struct rp_topo *t,
 	snprintf(cache, sizeof(cache), "%s/%s", cfg->state_dir, RPD_PROBE_CACHE);
 	rp_probe_cache_load(t, cache, ps);
 	memset(&perr, 0, sizeof(perr));
-	if (!live) {
+	if (!rp) {
 		if (!cfg->probe_budget_pps)
 			return 0;
 		ret = rp_probe_budget_check(t, p, cfg->host, cfg->probe_rate_pps,
@@ -246,6 +241,8 @@ static int probe_for_plan(const struct rpd_config *cfg, const struct rp_topo *t,
 			 rr->netdev[i], nics, gone);
 	}
 	had = ps->n;
+	rpd_info("probing from %s: %zu answers cached, the ports still wanted are probed now",
+		 cfg->host, had);
 	ret = rp_probe_host(t, p, cfg->host, &o, cfg->probe_budget_pps, &sl,
 			    ps, &rep, &perr);
 	if (ret == -EDOM) {
@@ -375,8 +372,8 @@ int rpd_plan_files_sum(const struct rpd_config *cfg, struct rpd_replan *rp,
 	}
 	live = rp && rp != &check;
 	if (!ret && rp_topo_measured(t))
-		ret = probe_for_plan(cfg, t, p, live, live ? &rp->reprobe : NULL,
-				     &ps, err, errlen);
+		ret = probe_for_plan(cfg, t, p, live ? rp : NULL, &ps, err,
+				     errlen);
 	if (!ret)
 		ret = rp_plan_compute_probed(t, p, prev_plan, &ps, &plan, &perr);
 	rp_plan_free(prev_plan);
@@ -441,8 +438,15 @@ static int be_plan(void *ctx, const struct rpd_config *cfg, struct rp_pins *out,
 	ret = rpd_plan_files_sum(cfg, &k->replan, out, &info, summary, slen,
 				 err, errlen);
 	if (!ret)
-		k->plan_info = info;
+		k->planned = info;
 	return ret;
+}
+
+static void be_plan_applied(void *ctx)
+{
+	struct rpd_kernel *k = ctx;
+
+	k->plan_info = k->planned;
 }
 
 static int be_pin_dump(void *ctx, struct rp_pins *out, uint32_t *gen)
@@ -543,6 +547,7 @@ void rpd_backend_init(struct rpd_backend *be, struct rpd_kernel *k)
 	*be = (struct rpd_backend){
 		.ctx = k,
 		.plan = be_plan,
+		.plan_applied = be_plan_applied,
 		.pin_dump = be_pin_dump,
 		.pin_replace = be_pin_replace,
 		.dev_dump = be_dev_dump,

@@ -8,6 +8,7 @@
 #ifndef ROCEPATHD_BACKEND_H
 #define ROCEPATHD_BACKEND_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "plan.h"
@@ -50,6 +51,7 @@ struct rpd_replan {
 	char *dir;			/* state_dir st was read from */
 	bool persist;			/* write it back (not in dry run) */
 	struct rpd_reprobe reprobe;	/* links to probe again */
+	const atomic_bool *cancel;	/* stops a probe round (NULL: never) */
 };
 void rpd_replan_free(struct rpd_replan *rp);
 
@@ -61,6 +63,11 @@ struct rpd_kernel {
 	const char *sysfs_ib;		/* RPD_SYSFS_IB */
 	const char *debugfs_mlx5;	/* RPD_DEBUGFS_MLX5 */
 	struct rpd_plan_info plan_info;	/* of the last good plan (metrics) */
+	/*
+	 * What plan() computes, beside the event loop (plan_job.h): it
+	 * becomes plan_info when the loop applies the plan (plan_applied).
+	 */
+	struct rpd_plan_info planned;
 	struct rpd_replan replan;
 };
 

@@ -31,6 +31,7 @@
 #include "rp_netlink.h"
 #include "reconcile.h"
 #include "out.h"
+#include "plan_job.h"
 #include "sd_notify.h"
 #include "statpoll.h"
 #include "status.h"
@@ -56,6 +57,9 @@ struct daemon {
 	struct rpd_linkmon lm;
 	struct rpd_metrics mx;
 	struct rpd_status_out so;
+	struct rpd_plan_job job;	/* the plan running beside the loop */
+	struct rpd_reprobe reprobe;	/* links for the next job to probe again */
+	bool reload_pending;		/* SIGHUP came while a job ran */
 	int sfd;
 	bool module;		/* family present, request socket open */
 	bool ready;		/* READY=1 sent */
@@ -203,7 +207,9 @@ static void kernel_work(struct daemon *d, int64_t now)
 			return;
 		}
 		d->need_sync = false;
-		if (d->t_change && d->r.have_desired) {
+		/* a resync while the change is still being planned says nothing */
+		if (d->t_change && d->r.have_desired && !d->t_plan &&
+		    !d->job.running) {
 			int64_t dt = now_ms() - d->t_change;
 
 			if (ret > 0)
@@ -213,7 +219,8 @@ static void kernel_work(struct daemon *d, int64_t now)
 				rpd_info("file change gave the installed pins; nothing pushed (%lld ms)",
 					 (long long)dt);
 		}
-		d->t_change = 0;
+		if (!d->t_plan && !d->job.running)
+			d->t_change = 0;
 		if (d->r.have_desired) {
 			d->backoff_ms = 0;
 			if (!d->ready) {
@@ -237,17 +244,10 @@ static const char *status_path(const struct daemon *d)
 	return d->dry_run && p && !strcmp(p, RPD_STATUS_FILE_DEFAULT) ? NULL : p;
 }
 
-static void do_plan(struct daemon *d)
+/* The plan's result, on the loop's side: applied, counted, announced. */
+static void plan_done(struct daemon *d, struct rpd_plan_out *out)
 {
-	int ret;
-
-	/*
-	 * The poll's baseline is what is about to be read: a change the plan
-	 * already sees is not polled again, one after it is.
-	 */
-	if (d->t_poll)
-		rpd_statpoll_check(&d->sp);
-	ret = rpd_rec_replan(&d->r);
+	int ret = rpd_rec_apply(&d->r, out);
 
 	/*
 	 * Planning a large cluster peaks at tens of MiB that are freed right
@@ -276,6 +276,57 @@ static void do_plan(struct daemon *d)
 	else
 		d->t_change = 0;
 	status(d);
+}
+
+/*
+ * Plans on the job's thread; the loop goes on and plan_finished() applies
+ * the result. Without a thread (out of resources) the plan runs here.
+ */
+static void do_plan(struct daemon *d)
+{
+	int ret;
+
+	/*
+	 * The poll's baseline is what is about to be read: a change the plan
+	 * already sees is not polled again, one after it is.
+	 */
+	if (d->t_poll)
+		rpd_statpoll_check(&d->sp);
+	/* the job's thread owns the re-plan state from here until it is joined */
+	for (size_t i = 0; i < d->reprobe.n; i++)
+		if (rpd_reprobe_add(&d->k.replan.reprobe, d->reprobe.netdev[i]))
+			rpd_warn("link %s: too many links to probe again; its cached answers stay",
+				 d->reprobe.netdev[i]);
+	d->reprobe.n = 0;
+	ret = rpd_plan_job_start(&d->job, &d->r);
+	if (!ret)
+		return;
+	rpd_warn("cannot plan beside the event loop (%s): planning in it",
+		 strerror(-ret));
+	rpd_rec_plan(&d->r, &d->job.out);
+	plan_done(d, &d->job.out);
+}
+
+static void reload(struct daemon *d, int64_t now);
+
+/* The job's eventfd fired: join it, then apply, or honour a SIGHUP. */
+static void plan_finished(struct daemon *d, int64_t now)
+{
+	struct rpd_plan_out *out = rpd_plan_job_join(&d->job);
+
+	if (!out)
+		return;
+	if (out->ret == -ECANCELED) {
+		rp_pins_free(&out->pins);
+		rpd_info("plan cancelled before its probing ended%s",
+			 d->reload_pending ? ": reloading" : "");
+	} else {
+		plan_done(d, out);
+	}
+	if (d->reload_pending) {
+		d->reload_pending = false;
+		reload(d, now);
+	}
 }
 
 static int watch_files(struct daemon *d, int64_t now)
@@ -318,7 +369,7 @@ static void links_came_up(struct daemon *d, int64_t now)
 	for (size_t i = 0; i < d->lm.n; i++) {
 		if (!d->lm.l[i].came_up)
 			continue;
-		if (rpd_reprobe_add(&d->k.replan.reprobe, d->lm.l[i].netdev))
+		if (rpd_reprobe_add(&d->reprobe, d->lm.l[i].netdev))
 			rpd_warn("link %s: too many links to probe again; its cached answers stay",
 				 d->lm.l[i].netdev);
 	}
@@ -346,6 +397,12 @@ static void reload(struct daemon *d, int64_t now)
 	char err[1024];
 	int ret;
 
+	/* the job reads d->cfg: end its probing, reload once it is joined */
+	if (d->job.running) {
+		d->reload_pending = true;
+		rpd_plan_job_cancel(&d->job);
+		return;
+	}
 	ret = rpd_config_load(d->cfg_path, &nc, err, sizeof(err));
 	if (!ret) {
 		ret = rpd_budget_check(&nc, err, sizeof(err));
@@ -528,10 +585,16 @@ static int run(struct daemon *d)
 {
 	int64_t now = now_ms();
 
+	/* before the plan's thread: it inherits the blocked signals */
 	if (setup_signals(d)) {
 		rpd_err("signals: %s", strerror(errno));
 		return 1;
 	}
+	if (rpd_plan_job_init(&d->job)) {
+		rpd_err("eventfd: %s", strerror(errno));
+		return 1;
+	}
+	d->k.replan.cancel = &d->job.cancel;
 	if (rpd_watch_open(&d->w)) {
 		rpd_err("inotify: %s", strerror(errno));
 		return 1;
@@ -561,12 +624,13 @@ static int run(struct daemon *d)
 	d->t_metrics = d->cfg.metrics_interval_s ? now : 0;
 
 	while (!d->stop) {
-		struct pollfd pfd[6];
+		struct pollfd pfd[7];
 		int64_t next = -1, deadlines[6];
-		int n = 0, timeout, ifd, cfd, mfd, lfd;
+		int n = 0, timeout, ifd, cfd, mfd, lfd, jfd;
 
 		now = now_ms();
-		if (d->t_plan && now >= d->t_plan) {
+		/* a change during a job is planned once the job is joined */
+		if (d->t_plan && now >= d->t_plan && !d->job.running) {
 			d->t_plan = 0;
 			do_plan(d);
 		}
@@ -601,7 +665,7 @@ static int run(struct daemon *d)
 		    (d->need_sync || d->need_dcqcn))
 			d->t_retry = now + 2000;	/* poll for the module */
 
-		deadlines[0] = d->t_plan;
+		deadlines[0] = d->job.running ? 0 : d->t_plan;
 		deadlines[1] = d->t_rearm;
 		deadlines[2] = d->t_resync;
 		deadlines[3] = d->t_retry;
@@ -622,6 +686,8 @@ static int run(struct daemon *d)
 		add_fd(pfd, &n, mfd);
 		lfd = rpd_linkmon_fd(&d->lm);
 		add_fd(pfd, &n, lfd);
+		jfd = d->job.running ? rpd_plan_job_fd(&d->job) : -1;
+		add_fd(pfd, &n, jfd);
 
 		if (poll(pfd, n, timeout) < 0) {
 			if (errno == EINTR)
@@ -650,6 +716,8 @@ static int run(struct daemon *d)
 			} else if (pfd[i].fd == lfd) {
 				if (rpd_linkmon_process(&d->lm) > 0)
 					links_came_up(d, now);
+			} else if (pfd[i].fd == jfd) {
+				plan_finished(d, now);
 			}
 		}
 	}
@@ -729,6 +797,7 @@ int main(int argc, char **argv)
 		return ret;
 	}
 
+	d.job.efd = -1;
 	rpd_kernel_init(&d.k, d.dry_run);
 	rpd_backend_init(&d.be, &d.k);
 	rpd_rec_init(&d.r, &d.be, &d.cfg);
@@ -736,6 +805,7 @@ int main(int argc, char **argv)
 	d.debug = debug;
 	ret = run(&d);
 
+	rpd_plan_job_free(&d.job);	/* cancels a running probe round */
 	rpd_rec_free(&d.r);
 	rpd_metrics_free(&d.mx);
 	module_close(&d);

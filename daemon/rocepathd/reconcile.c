@@ -25,37 +25,51 @@ void rpd_rec_free(struct rpd_reconciler *r)
 	rp_devs_free(&r->devs);
 }
 
-int rpd_rec_replan(struct rpd_reconciler *r)
+void rpd_rec_plan(const struct rpd_reconciler *r, struct rpd_plan_out *o)
 {
-	char summary[512] = "", err[512] = "";
-	struct rp_pins next = { 0 };
-	int changed, ret;
+	memset(o, 0, sizeof(*o));
+	o->ret = r->be->plan(r->be->ctx, r->cfg, &o->pins, o->summary,
+			     sizeof(o->summary), o->err, sizeof(o->err));
+}
 
-	ret = r->be->plan(r->be->ctx, r->cfg, &next, summary, sizeof(summary),
-			  err, sizeof(err));
+int rpd_rec_apply(struct rpd_reconciler *r, struct rpd_plan_out *o)
+{
+	int changed, ret = o->ret;
+
 	if (ret) {
 		r->st.plans_failed++;
 		snprintf(r->last_error, sizeof(r->last_error), "%s",
-			 err[0] ? err : strerror(-ret));
+			 o->err[0] ? o->err : strerror(-ret));
 		if (r->have_desired)
 			rpd_err("plan failed, keeping the last good plan (%zu pins): %s",
 				r->desired.n, r->last_error);
 		else
 			rpd_err("plan failed, no good plan yet (installed pins left as they are): %s",
 				r->last_error);
-		rp_pins_free(&next);
+		rp_pins_free(&o->pins);
 		return ret < 0 ? ret : -EINVAL;
 	}
-	rp_pins_sort(&next);
-	changed = !r->have_desired || !rp_pins_equal(&next, &r->desired);
+	rp_pins_sort(&o->pins);
+	changed = !r->have_desired || !rp_pins_equal(&o->pins, &r->desired);
 	r->st.plans_ok++;
-	rpd_info("plan for host %s: %zu pins%s%s%s", r->cfg->host, next.n,
-		 summary[0] ? " (" : "", summary, summary[0] ? ")" : "");
+	rpd_info("plan for host %s: %zu pins%s%s%s", r->cfg->host, o->pins.n,
+		 o->summary[0] ? " (" : "", o->summary, o->summary[0] ? ")" : "");
 	rp_pins_free(&r->desired);
-	r->desired = next;
+	r->desired = o->pins;	/* moved: o no longer owns them */
+	memset(&o->pins, 0, sizeof(o->pins));
 	r->have_desired = true;
 	r->last_error[0] = '\0';
+	if (r->be->plan_applied)
+		r->be->plan_applied(r->be->ctx);
 	return changed;
+}
+
+int rpd_rec_replan(struct rpd_reconciler *r)
+{
+	struct rpd_plan_out o;
+
+	rpd_rec_plan(r, &o);
+	return rpd_rec_apply(r, &o);
 }
 
 static void log_diff(const struct rp_pins *from, const struct rp_pins *to)

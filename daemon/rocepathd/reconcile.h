@@ -32,6 +32,12 @@ struct rpd_backend {
 	 */
 	int (*plan)(void *ctx, const struct rpd_config *cfg, struct rp_pins *out,
 		    char *summary, size_t slen, char *err, size_t errlen);
+	/*
+	 * The loop took plan()'s last result as desired (NULL: nothing to
+	 * do). plan() may run on another thread (plan_job.h): what it
+	 * computed beside the pins becomes the backend's current state here.
+	 */
+	void (*plan_applied)(void *ctx);
 	/* The installed pins and the rule set generation. */
 	int (*pin_dump)(void *ctx, struct rp_pins *out, uint32_t *generation);
 	/*
@@ -75,7 +81,21 @@ void rpd_rec_init(struct rpd_reconciler *r, const struct rpd_backend *be,
 void rpd_rec_free(struct rpd_reconciler *r);
 
 /*
- * Recompute the plan. On success desired becomes the new pins (returns 1
+ * One plan computation's result, between rpd_rec_plan() (which may run on
+ * another thread: it only reads the reconciler's backend and config) and
+ * rpd_rec_apply() (on the thread that owns the reconciler).
+ */
+struct rpd_plan_out {
+	int ret;			/* the backend's plan(): 0 or -errno */
+	struct rp_pins pins;
+	char summary[512], err[512];
+};
+void rpd_rec_plan(const struct rpd_reconciler *r, struct rpd_plan_out *o);
+/* Takes o's pins (o->pins is empty after); returns as rpd_rec_replan(). */
+int rpd_rec_apply(struct rpd_reconciler *r, struct rpd_plan_out *o);
+
+/*
+ * Recompute the plan (rpd_rec_plan() then rpd_rec_apply()). On success desired becomes the new pins (returns 1
  * when they differ from the previous desired set, else 0); on failure the
  * previous desired set is kept, the reason is logged and stored in
  * last_error, and -errno is returned.

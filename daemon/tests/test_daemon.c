@@ -6,12 +6,14 @@
  * does not; the sd_notify client speaks the
  * protocol; plan pins in JSON convert to the reconciler's form.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -410,15 +412,22 @@ static bool wait_note(int fd, const char *needle, int ms, char *all, size_t len)
 	return false;
 }
 
-/* Runs rocepathd -n -c @conf with $NOTIFY_SOCKET @sock; its pid. */
-static pid_t start_daemon(const char *bin, const char *conf, const char *sock)
+/*
+ * Runs rocepathd -n -c @conf with $NOTIFY_SOCKET @sock, its log into @log
+ * (NULL: none); its pid.
+ */
+static pid_t start_daemon(const char *bin, const char *conf, const char *sock,
+			  const char *log)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
+		int out = log ? open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644) :
+				open("/dev/null", O_WRONLY);
 
-		dup2(null, 2);
+		/* a test that stops at an assertion leaves no daemon behind */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(out, 2);
 		setenv("NOTIFY_SOCKET", sock, 1);
 		execl(bin, bin, "-n", "-c", conf, (char *)NULL);
 		_exit(127);
@@ -456,7 +465,7 @@ TEST(daemon_poll_sees_unwatched_writes)
 		  " \"metrics\": {\"path\": null}, \"resync_interval_s\": 0,"
 		  " \"poll_interval_ms\": 100}");
 
-	pid = start_daemon(bin, conf, sock);
+	pid = start_daemon(bin, conf, sock, NULL);
 	ASSERT_GE(pid, 0);
 	EXPECT_TRUE(wait_note(fd, "READY=1", 20000, all, sizeof(all)))
 		TH_LOG("%s", all);
@@ -481,7 +490,7 @@ TEST(daemon_poll_sees_unwatched_writes)
 		  " \"metrics\": {\"path\": null}, \"resync_interval_s\": 0,"
 		  " \"poll_interval_ms\": 0}");
 	all[0] = '\0';
-	pid = start_daemon(bin, conf, sock);
+	pid = start_daemon(bin, conf, sock, NULL);
 	ASSERT_GE(pid, 0);
 	EXPECT_TRUE(wait_note(fd, "READY=1", 20000, all, sizeof(all)))
 		TH_LOG("%s", all);
@@ -584,7 +593,7 @@ TEST(daemon_status_matches_metric)
 		  " \"metrics\": {\"path\": \"rocepath.prom\", \"interval_s\": 1},"
 		  " \"status_file\": \"status.json\"}");
 
-	pid = start_daemon(bin, conf, sock);
+	pid = start_daemon(bin, conf, sock, NULL);
 	ASSERT_GE(pid, 0);
 	EXPECT_TRUE(wait_note(fd, "READY=1", 20000, all, sizeof(all)))
 		TH_LOG("%s", all);
@@ -607,6 +616,128 @@ TEST(daemon_status_matches_metric)
 	EXPECT_EQ(1, run_cmd(st_argv, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "NOT running")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/*
+ * Two hosts on loopback addresses, two spines; the leaves hash with
+ * @leaf_hash. No switch address is ever reached: the probes go to host b.
+ */
+#define LO_TOPO(leaf_hash) \
+	"{\"switches\": [" \
+	"{\"name\": \"l0\", \"tier\": \"leaf\", \"hash\": " leaf_hash ", \"addresses\": [\"127.0.9.1\"]}," \
+	"{\"name\": \"l1\", \"tier\": \"leaf\", \"hash\": " leaf_hash ", \"addresses\": [\"127.0.9.2\"]}," \
+	"{\"name\": \"s0\", \"tier\": \"spine\", \"hash\": {\"algorithm\": \"crc32\", \"seed\": 0, \"fields\": [\"src_port\"]}, \"addresses\": [\"127.0.9.3\"]}," \
+	"{\"name\": \"s1\", \"tier\": \"spine\", \"hash\": {\"algorithm\": \"crc32\", \"seed\": 0, \"fields\": [\"src_port\"]}, \"addresses\": [\"127.0.9.4\"]}]," \
+	" \"links\": [{\"a\": \"l0\", \"a_port\": 1, \"b\": \"s0\", \"b_port\": 1, \"up\": true}," \
+	"            {\"a\": \"l0\", \"a_port\": 2, \"b\": \"s1\", \"b_port\": 1, \"up\": true}," \
+	"            {\"a\": \"l1\", \"a_port\": 1, \"b\": \"s0\", \"b_port\": 2, \"up\": true}," \
+	"            {\"a\": \"l1\", \"a_port\": 2, \"b\": \"s1\", \"b_port\": 2, \"up\": true}]," \
+	" \"hosts\": [" \
+	"{\"name\": \"a\", \"nics\": [{\"rail\": 0, \"ip\": \"127.0.8.1\", \"leaf\": \"l0\"}]}," \
+	"{\"name\": \"b\", \"nics\": [{\"rail\": 0, \"ip\": \"127.0.8.2\", \"leaf\": \"l1\"}]}]}"
+#define LO_MEASURED "{\"algorithm\": \"measured\"}"
+#define LO_CRC16 "{\"algorithm\": \"crc16-ccitt\", \"seed\": 0, \"fields\": [\"src_port\"]}"
+
+/*
+ * Waits up to @ms for @needle in the file @path after offset @from; the
+ * file is in @buf. The offset of the match, or -1.
+ */
+static long wait_log(const char *path, const char *needle, long from, int ms,
+		     char *buf, size_t len)
+{
+	for (int waited = 0; waited <= ms; waited += 50) {
+		FILE *f = fopen(path, "r");
+		const char *at;
+
+		buf[0] = '\0';
+		if (f) {
+			buf[fread(buf, 1, len - 1, f)] = '\0';
+			fclose(f);
+		}
+		at = (size_t)from <= strlen(buf) ? strstr(buf + from, needle) : NULL;
+		if (at)
+			return at - buf;
+		usleep(50000);
+	}
+	return -1;
+}
+
+/*
+ * Probing runs beside the event loop. After a good plan the leaves become
+ * measured, and the next plan probes host b, which takes the probes and
+ * never answers: its round would last 16 ports x 1 s. While it runs the
+ * loop still resyncs the pins of the last good plan and serves SIGHUP,
+ * which ends the round and reloads (a new round starts), and SIGTERM ends
+ * that one. No round may reach its end ("probed N ports (N packets, ...",
+ * then "plan failed"), as every one would if the loop waited for it.
+ */
+TEST(daemon_probes_beside_the_loop)
+{
+	char bin[600], dir[] = "/tmp/rocepathd-probe-XXXXXX", topo[700];
+	char conf[700], logf[700], sock[700], all[4096] = "", cmd[800];
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(4791) };
+	static char log[1 << 16];
+	long round, cut;
+	int fd, sk, status;
+	pid_t pid;
+
+	if (daemon_path(bin, sizeof(bin)))
+		SKIP(return, "daemon binary not built (%s)", bin);
+	sk = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_GE(sk, 0);
+	inet_pton(AF_INET, "127.0.8.2", &sin.sin_addr);
+	if (bind(sk, (struct sockaddr *)&sin, sizeof(sin))) {
+		int e = errno;
+
+		close(sk);
+		SKIP(return, "cannot take 127.0.8.2 port 4791 for host b: %s",
+		     strerror(e));
+	}
+	fd = e2e_setup(dir, sock, sizeof(sock));
+	ASSERT_GE(fd, 0);
+	snprintf(topo, sizeof(topo), "%s/topology.json", dir);
+	put(topo, LO_TOPO(LO_CRC16));
+	snprintf(conf, sizeof(conf), "%s/placement.json", dir);
+	put(conf, RING_AB);
+	snprintf(logf, sizeof(logf), "%s/rocepathd.log", dir);
+	snprintf(conf, sizeof(conf), "%s/rocepathd.conf", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "{\"topology\": \"topology.json\", \"placement\": \"placement.json\","
+		 " \"host\": \"a\", \"log_level\": \"debug\", \"debounce_ms\": 0,"
+		 " \"metrics\": {\"path\": null}, \"resync_interval_s\": 1,"
+		 " \"poll_interval_ms\": 0, \"status_file\": null,"
+		 " \"state_dir\": \"%s/state\", \"probe_tries\": 1,"
+		 " \"probe_timeout_ms\": 1000}", dir);
+	put(conf, cmd);
+
+	pid = start_daemon(bin, conf, sock, logf);
+	ASSERT_GE(pid, 0);
+	ASSERT_TRUE(wait_note(fd, "READY=1", 20000, all, sizeof(all)))
+		TH_LOG("%s", all);
+	put(topo, LO_TOPO(LO_MEASURED));
+	round = wait_log(logf, "probing from a", 0, 10000, log, sizeof(log));
+	ASSERT_LE(0, round) TH_LOG("%s", log);
+	cut = wait_log(logf, "match the plan, nothing to push", round, 5000,
+		       log, sizeof(log));
+	EXPECT_LE(0, cut) TH_LOG("no resync while probing: %s", log + round);
+	kill(pid, SIGHUP);
+	cut = wait_log(logf, "plan cancelled", round, 5000, log, sizeof(log));
+	ASSERT_LE(0, cut) TH_LOG("%s", log + round);
+	EXPECT_LE(0, wait_log(logf, "probing from a", cut, 5000, log,
+			      sizeof(log))) TH_LOG("%s", log + cut);
+	kill(pid, SIGTERM);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_LE(0, wait_log(logf, "SIGTERM", round, 0, log, sizeof(log)));
+	/* "probed N ports (N packets, ...)" ends a round */
+	EXPECT_EQ(NULL, strstr(log + round, " packets, ")) TH_LOG("%s", log + round);
+	EXPECT_EQ(NULL, strstr(log + round, "plan failed")) TH_LOG("%s", log + round);
+	close(sk);
 	close(fd);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	EXPECT_EQ(0, system(cmd));
