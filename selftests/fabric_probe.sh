@@ -10,7 +10,8 @@
 # leaf's own ECMP choice (ip route get); with rocepathd's plan every flow
 # takes its planned path and the busiest spine link carries max_link_flows;
 # a spine that drops its time-exceeded answers makes the probe fail with
-# the pair and the port, and rocepathd keeps its last good pins.
+# the pair and the port, and rocepathd keeps its last good pins, serving
+# pin changes while it probes.
 # rpvm-check-kernels: 6.12
 # rpvm-fabric: examples/fabric/topology-measured.json l4
 # rpvm-timeout: 720
@@ -126,7 +127,7 @@ daemon_pins_match() {
 	local h n want got rc=0
 	for h in $hosts; do
 		n=$(host_idx "$h")
-		log "$h: $(on_host "$n" "grep -m1 'probed' $RPD_DIR/rocepathd.log")"
+		log "$h: $(on_host "$n" "grep -m1 'probed [0-9]' $RPD_DIR/rocepathd.log")"
 		want=$("$RP_CLI" -j plan topology "$T" placement "$P" host "$h" "${args[@]}" |
 			python3 -c 'import json, sys
 for p in json.load(sys.stdin):
@@ -212,21 +213,39 @@ print("" if m is not None and sp[tab["ports"][m]] == sys.argv[5] else sys.argv[3
 ksft_test "probe with $DEAD silent: retried, then reported with pair and port" dead_reported
 
 # The topology file changes (same meaning, other bytes): the cache is
-# stale, rocepathd probes again, the probe fails, the pins stay.
-kept_pins() {
-	local before after c
-	before=$(rpd_pins "$n1")
-	c=$(rpd_log_count "$n1" 'keeping the last good plan')
+# stale, rocepathd probes again, the probe fails, the pins stay. Every
+# port behind the silent spine costs 3 tries x 500 ms, and meanwhile the
+# daemon's loop still serves: pins flushed by hand are back before the
+# round ends.
+before1=$(rpd_pins "$n1")
+failed1=$(rpd_log_count "$n1" 'keeping the last good plan')
+rounds1=$(rpd_log_count "$n1" 'probing from')
+same_pins() { [ "$(rpd_pins "$1")" = "$2" ]; }
+served_while_probing() {
+	local outside
 	python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"))' \
 		"$T" "$W/topology-reformatted.json"
 	on_host "$n1" "cp $W/topology-reformatted.json $RPD_DIR/.topology.tmp &&
 		mv $RPD_DIR/.topology.tmp $RPD_DIR/topology.json" || return 1
-	rpd_wait_log "$n1" 'keeping the last good plan' $((c + 1)) 300 || return 1
+	rpd_wait_log "$n1" 'probing from' $((rounds1 + 1)) 120 || return 1
+	outside=$(rpd_log_count "$n1" 'changed outside rocepathd')
+	on_host "$n1" "$RP_CLI pin flush" || return 1
+	rpd_wait_log "$n1" 'changed outside rocepathd' $((outside + 1)) 50 || return 1
+	retry 50 0.2 same_pins "$n1" "$before1" ||
+		{ echo "pins not re-pushed: '$(rpd_pins "$n1")', want '$before1'"; return 1; }
+	[ "$(rpd_log_count "$n1" 'keeping the last good plan')" = "$failed1" ] ||
+		{ echo "the probe round ended before the pins were back: nothing shown"; return 1; }
+	on_host "$n1" "grep -E 'probing from|changed outside rocepathd|pins installed' $RPD_DIR/rocepathd.log | tail -n 3"
+}
+ksft_test "rocepathd: pins flushed by hand during a probe round are back before it ends" served_while_probing
+kept_pins() {
+	local after
+	rpd_wait_log "$n1" 'keeping the last good plan' $((failed1 + 1)) 300 || return 1
 	on_host "$n1" "grep -E 'probe $ip1 -> .* sport [0-9]+: no answer' $RPD_DIR/rocepathd.log | head -n 3"
 	on_host "$n1" "grep 'keeping the last good plan' $RPD_DIR/rocepathd.log | tail -n 1"
 	after=$(rpd_pins "$n1")
-	[ -n "$before" ] && [ "$before" = "$after" ] ||
-		{ echo "pins before '$before', after '$after'"; return 1; }
+	[ -n "$before1" ] && [ "$before1" = "$after" ] ||
+		{ echo "pins before '$before1', after '$after'"; return 1; }
 }
 ksft_test "rocepathd: failed probe logged with pair and port, last good pins kept" kept_pins
 
