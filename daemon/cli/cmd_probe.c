@@ -142,6 +142,12 @@ int cmd_probe(int argc, char **argv, const struct rp_cli *cli)
 		print_text(t, &ps, &rep);
 	}
 	fflush(stdout);
+	if (rep.unexpected) {
+		char why[400];
+
+		rp_probe_unexpected_fmt(t, &rep, why, sizeof(why));
+		fprintf(stderr, "Warning: %s.\n", why);
+	}
 	for (size_t i = 0; i < rep.nfails; i++)
 		ret = rp_error_ret(-EHOSTUNREACH, "probe %s -> %s sport %u: %s",
 				   rep.fails[i].src_ip, rep.fails[i].dst_ip,

@@ -118,6 +118,17 @@ size_t rp_probes_forget_src(struct rp_probes *ps, const struct rp_addr *src)
 	return n - k;
 }
 
+size_t rp_probes_forget_pair(struct rp_probes *ps, const struct rp_addr *src,
+			     const struct rp_addr *dst)
+{
+	size_t first, n = rp_probes_range(ps, src, dst, &first);
+
+	memmove(&ps->v[first], &ps->v[first + n],
+		(ps->n - first - n) * sizeof(ps->v[0]));
+	ps->n -= n;
+	return n;
+}
+
 size_t rp_probes_forget_link(const struct rp_topo *t, const char *host,
 			     const char *netdev, struct rp_probes *ps,
 			     unsigned int *nics)
@@ -158,6 +169,16 @@ bool rp_topo_measured(const struct rp_topo *t)
 const char *rp_topo_switch_name(const struct rp_topo *t, int sw)
 {
 	return sw >= 0 && sw < t->nsw ? t->sw[sw].name : NULL;
+}
+
+void rp_probe_unexpected_fmt(const struct rp_topo *t,
+			     const struct rp_probe_report *r, char *buf,
+			     size_t len)
+{
+	snprintf(buf, len,
+		 "probe %s: answer from %s, which the topology does not link to the source's leaf (%u such answers); the %zu earlier answers of %u pair(s) were dropped and probed again",
+		 r->unexpected_first, rp_topo_switch_name(t, r->unexpected_sw) ?: "?",
+		 r->unexpected, r->dropped, r->reprobed);
 }
 
 int rp_topo_nswitches(const struct rp_topo *t)

@@ -64,6 +64,9 @@ size_t rp_probes_forget_src(struct rp_probes *ps, const struct rp_addr *src);
 size_t rp_probes_forget_link(const struct rp_topo *t, const char *host,
 			     const char *netdev, struct rp_probes *ps,
 			     unsigned int *nics);
+/* Drops the answers of the pair src -> dst; returns how many. */
+size_t rp_probes_forget_pair(struct rp_probes *ps, const struct rp_addr *src,
+			     const struct rp_addr *dst);
 /* Moves src's answers into dst (answers of both: src's win); src emptied. */
 int rp_probes_merge(struct rp_probes *dst, struct rp_probes *src);
 void rp_probes_free(struct rp_probes *ps);
@@ -111,6 +114,11 @@ struct rp_probe_pair {
 	int rail;			/* the source NIC's */
 	unsigned int nflows;
 	unsigned int *want;		/* [rp_topo_nswitches()] */
+	/*
+	 * [rp_topo_nswitches()]: 1 for the switches an answer may come
+	 * from, the spines the source's leaf has an up link to. NULL: any.
+	 */
+	unsigned char *expect;
 };
 
 /*
@@ -189,16 +197,31 @@ struct rp_probe_report {
 	size_t nfails;
 	struct rp_probe_fail *fails;	/* unanswered ports, in walk order */
 	unsigned int short_pairs;	/* pairs that hit max_ports unsatisfied */
+	/*
+	 * Fresh answers from a switch the pair does not expect: the fabric
+	 * is not what its cached answers were taken on, so they were dropped
+	 * (dropped in all) and the pair walked again, once (reprobed pairs).
+	 */
+	unsigned int unexpected, reprobed;
+	size_t dropped;
+	char unexpected_first[120];	/* the first: "A -> B sport P" */
+	int unexpected_sw;		/* its switch (index) */
 	double seconds;
 	char error[200];		/* why the walk stopped, if it did */
 };
 void rp_probe_report_free(struct rp_probe_report *r);
+/* r->unexpected said in one line, naming the switch (plan_probe.c). */
+void rp_probe_unexpected_fmt(const struct rp_topo *t,
+			     const struct rp_probe_report *r, char *buf,
+			     size_t len);
 
 /*
  * Walks every pair's ports from RP_SPORT_MIN upward, taking answers from
  * ps (the cache) and probing the others with fn, until each switch has as
  * many answered ports as the pair wants, or max_ports are looked at. New
- * answers are added to ps. Unanswered ports are in rep->fails; -errno when
+ * answers are added to ps. A new answer from a switch the pair does not
+ * expect drops the pair's answers taken before (from the cache too) and
+ * walks the pair again from its first port, once per walk. Unanswered ports are in rep->fails; -errno when
  * memory runs out or fn says probing cannot work (rep->error says why).
  */
 int rp_probe_walk(const struct rp_probe_pair *pairs, size_t n, int nsw,

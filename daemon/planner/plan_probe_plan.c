@@ -108,9 +108,20 @@ int rp_plan_probe_max_flows(const struct rp_plan *pl, unsigned int *max)
 
 void rp_probe_pairs_free(struct rp_probe_pair *pairs, size_t n)
 {
-	for (size_t i = 0; pairs && i < n; i++)
+	for (size_t i = 0; pairs && i < n; i++) {
 		free(pairs[i].want);
+		free(pairs[i].expect);
+	}
 	free(pairs);
+}
+
+/* The spines leaf has an up link to: at TTL 2 the answers come from them. */
+static void expect_uplinks(const struct rp_topo *t, int leaf,
+			   unsigned char *expect)
+{
+	for (int l = 0; l < t->nlinks; l++)
+		if (t->links[l].leaf == leaf && t->links[l].up)
+			expect[t->spine_sw[t->links[l].spine]] = 1;
 }
 
 int rp_plan_probe_pairs(const struct rp_plan *pl, const char *host,
@@ -147,8 +158,10 @@ int rp_plan_probe_pairs(const struct rp_plan *pl, const char *host,
 			pp = &v[nv++];
 			memset(pp, 0, sizeof(*pp));
 			pp->want = calloc(t->nsw + 1, sizeof(*pp->want));
-			if (!pp->want)
+			pp->expect = calloc(t->nsw + 1, sizeof(*pp->expect));
+			if (!pp->want || !pp->expect)
 				goto nomem;
+			expect_uplinks(t, sn->leaf, pp->expect);
 			pp->src = sn->addr;
 			pp->dst = dn->addr;
 			pp->rail = sn->rail;

@@ -48,6 +48,21 @@ static int add_fail(struct rp_probe_report *r, const struct rp_probe_pair *pp,
 	return 0;
 }
 
+/*
+ * An answer from a switch the pair's leaf has no up link to: a link the
+ * topology marks down carries traffic again, or routes changed, and so
+ * the answers taken before may no longer hold either.
+ */
+static void unexpected(struct rp_probe_report *r, const struct rp_probe_pair *pp,
+		       uint16_t sport, int sw)
+{
+	if (r->unexpected++)
+		return;
+	snprintf(r->unexpected_first, sizeof(r->unexpected_first),
+		 "%s -> %s sport %u", pp->src_ip, pp->dst_ip, sport);
+	r->unexpected_sw = sw;
+}
+
 /* ports the pair still wants, over all switches */
 static unsigned int still_wanted(const unsigned int *want, int nsw)
 {
@@ -75,6 +90,7 @@ int rp_probe_walk(const struct rp_probe_pair *pairs, size_t n, int nsw,
 		unsigned int cap = o->max_ports ? o->max_ports :
 				   (pp->nflows * 8 > 16 ? pp->nflows * 8 : 16);
 		unsigned int looked = 0;
+		bool again = false;
 		uint32_t port;
 
 		memcpy(want, pp->want, nsw * sizeof(*want));
@@ -123,6 +139,18 @@ int rp_probe_walk(const struct rp_probe_pair *pairs, size_t n, int nsw,
 			ret = rp_probes_add(ps, &pr);
 			if (want[pr.sw])
 				want[pr.sw]--;
+			if (ret || !pp->expect || pp->expect[pr.sw])
+				continue;
+			unexpected(rep, pp, port, pr.sw);
+			if (again)
+				continue;
+			/* once: the walk ends even if the fabric keeps changing */
+			again = true;
+			rep->reprobed++;
+			rep->dropped += rp_probes_forget_pair(ps, &pp->src, &pp->dst);
+			memcpy(want, pp->want, nsw * sizeof(*want));
+			looked = 0;
+			port = RP_SPORT_MIN - 1;
 		}
 		if (!ret && still_wanted(want, nsw))
 			rep->short_pairs++;

@@ -257,6 +257,12 @@ static int probe_for_plan(const struct rpd_config *cfg, const struct rp_topo *t,
 		log_slot(&sl);
 	rpd_info("probed %u ports (%u packets, %u answered) in %.2f s, %u from the cache",
 		 rep.ports, rep.packets, rep.answered, rep.seconds, rep.cached);
+	if (rep.unexpected) {
+		char why[400];
+
+		rp_probe_unexpected_fmt(t, &rep, why, sizeof(why));
+		rpd_warn("%s", why);
+	}
 	if (ps->n != had && mkdir(cfg->state_dir, 0755) && errno != EEXIST)
 		rpd_warn("probe cache: cannot create %s: %s", cfg->state_dir,
 			 strerror(errno));

@@ -73,6 +73,7 @@ struct fake {
 	int dead;		/* switch index that drops time-exceeded, or -1 */
 	int busy;		/* a port a local socket holds, or 0 */
 	int fatal;		/* the port at which probing cannot go on */
+	int moved, to;		/* the ports of switch moved answer from to */
 	unsigned int calls;
 };
 
@@ -105,6 +106,8 @@ static int fake_fn(void *ctx, const struct rp_probe_pair *pp, uint16_t sport,
 		return o->tries;
 	}
 	*sw = fake_spine(f->t, pp, sport);
+	if (f->moved && *sw == f->moved)
+		*sw = f->to;
 	return 1;
 }
 
@@ -283,60 +286,140 @@ static void pairs_of(struct __test_metadata *_metadata, const struct rp_topo *t,
 	rp_plan_free(plan);
 }
 
-/* The walk stops once every spine has its ports; a second walk is cached. */
-TEST(walk_and_cache)
+/* h1's one pair on the example fabric, a cache, two walks' reports. */
+FIXTURE(walk) {
+	struct rp_topo *t;
+	struct rp_place *p;
+	struct rp_probe_pair *pairs;
+	size_t n;
+	struct rp_probes ps;
+	struct rp_probe_report r1, r2;
+	struct fake f;
+};
+
+FIXTURE_SETUP(walk)
+{
+	memset(self, 0, sizeof(*self));
+	self->t = load_topo();
+	ASSERT_NE(NULL, self->t);
+	self->p = load_place(self->t);
+	ASSERT_NE(NULL, self->p);
+	self->f.t = self->t;
+	self->f.dead = -1;
+	pairs_of(_metadata, self->t, self->p, "h1", &self->pairs, &self->n);
+	ASSERT_EQ(1, self->n);
+}
+
+FIXTURE_TEARDOWN(walk)
+{
+	rp_probe_report_free(&self->r1);
+	rp_probe_report_free(&self->r2);
+	rp_probe_pairs_free(self->pairs, self->n);
+	rp_probes_free(&self->ps);
+	rp_place_free(self->p);
+	rp_topo_free(self->t);
+}
+
+/* The fixture's pair walked over its fake into its cache. */
+static int walk(FIXTURE_DATA(walk) *self, struct rp_probe_report *r)
 {
 	struct rp_probe_opts o = RP_PROBE_OPTS_DEFAULT;
-	struct rp_probe_report r1 = { 0 }, r2 = { 0 };
-	struct rp_topo *t = load_topo();
-	struct rp_place *p = t ? load_place(t) : NULL;
-	struct fake f = { .t = t, .dead = -1 };
-	struct rp_probe_pair *pairs;
-	struct rp_probes ps = { 0 };
-	unsigned int got[64] = { 0 };
-	size_t n;
 
-	ASSERT_NE(NULL, p);
-	pairs_of(_metadata, t, p, "h1", &pairs, &n);
-	ASSERT_EQ(1, n);
-	ASSERT_STREQ("192.0.2.1", pairs[0].src_ip);
-	ASSERT_STREQ("192.0.2.3", pairs[0].dst_ip);
-	ASSERT_STREQ("eth0", pairs[0].netdev);
-	ASSERT_EQ(4, pairs[0].nflows);
+	return rp_probe_walk(self->pairs, self->n, rp_topo_nswitches(self->t),
+			     &o, fake_fn, &self->f, &self->ps, r);
+}
+
+/* The walk stops once every spine has its ports; a second walk is cached. */
+TEST_F(walk, walk_and_cache)
+{
+	const struct rp_probe_pair *pp = &self->pairs[0];
+	const struct rp_probes *ps = &self->ps;
+	unsigned int got[64] = { 0 };
+
+	ASSERT_STREQ("192.0.2.1", pp->src_ip);
+	ASSERT_STREQ("192.0.2.3", pp->dst_ip);
+	ASSERT_STREQ("eth0", pp->netdev);
+	ASSERT_EQ(4, pp->nflows);
 	for (int s = 0; s < 4; s++) {
 		char name[16];
 
 		snprintf(name, sizeof(name), "spine%d", s);
-		ASSERT_EQ(1, pairs[0].want[sw_index(t, name)]);
+		ASSERT_EQ(1, pp->want[sw_index(self->t, name)]);
 	}
-	ASSERT_EQ(0, rp_probe_walk(pairs, n, rp_topo_nswitches(t), &o, fake_fn,
-				   &f, &ps, &r1));
-	ASSERT_EQ(0, r1.nfails);
-	ASSERT_EQ(0, r1.short_pairs);
-	ASSERT_EQ(r1.ports, r1.answered);
-	ASSERT_EQ(r1.ports, r1.packets);
-	ASSERT_EQ(r1.ports, ps.n);
-	ASSERT_GE(r1.ports, 4);
+	ASSERT_EQ(0, walk(self, &self->r1));
+	ASSERT_EQ(0, self->r1.nfails);
+	ASSERT_EQ(0, self->r1.short_pairs);
+	ASSERT_EQ(self->r1.ports, self->r1.answered);
+	ASSERT_EQ(self->r1.ports, self->r1.packets);
+	ASSERT_EQ(self->r1.ports, ps->n);
+	ASSERT_GE(self->r1.ports, 4);
 	/* ports from 49152 up, and the last one was the first of its spine */
-	for (size_t i = 0; i < ps.n; i++) {
-		ASSERT_EQ(RP_SPORT_MIN + i, ps.v[i].sport);
-		got[ps.v[i].sw]++;
+	for (size_t i = 0; i < ps->n; i++) {
+		ASSERT_EQ(RP_SPORT_MIN + i, ps->v[i].sport);
+		got[ps->v[i].sw]++;
 	}
-	ASSERT_EQ(1, got[ps.v[ps.n - 1].sw]);
-	TH_LOG("%u ports probed for 4 spines", r1.ports);
+	ASSERT_EQ(1, got[ps->v[ps->n - 1].sw]);
+	TH_LOG("%u ports probed for 4 spines", self->r1.ports);
 
-	f.calls = 0;
-	ASSERT_EQ(0, rp_probe_walk(pairs, n, rp_topo_nswitches(t), &o, fake_fn,
-				   &f, &ps, &r2));
-	ASSERT_EQ(0, f.calls);
-	ASSERT_EQ(r1.ports, r2.cached);
-	ASSERT_EQ(0, r2.packets);
-	rp_probe_report_free(&r1);
-	rp_probe_report_free(&r2);
-	rp_probe_pairs_free(pairs, n);
-	rp_probes_free(&ps);
-	rp_place_free(p);
-	rp_topo_free(t);
+	self->f.calls = 0;
+	ASSERT_EQ(0, walk(self, &self->r2));
+	ASSERT_EQ(0, self->f.calls);
+	ASSERT_EQ(self->r1.ports, self->r2.cached);
+	ASSERT_EQ(0, self->r2.packets);
+}
+
+/*
+ * The fabric changes under a cache taken on the same topology: the port of
+ * leaf0 that went to spine3 now reaches a switch leaf0 has no link to (a
+ * recabling the topology does not know yet). The walk probes anew for a
+ * port onto spine3, gets an answer from that switch, drops the pair's
+ * cached answers and walks the pair again from its first port, once: every
+ * port is probed again, and still no port reaches spine3 (a short pair,
+ * the plan fails, as it must while the topology is wrong).
+ */
+TEST_F(walk, walk_unexpected_switch)
+{
+	const struct rp_topo *t = self->t;
+	struct rp_probes *ps = &self->ps;
+	struct rp_probe_report *r2 = &self->r2;
+	int s3 = sw_index(t, "spine3"), moved_port = -1;
+	size_t cached;
+	char why[400];
+
+	ASSERT_NE(NULL, self->pairs[0].expect);
+	for (int i = 0; i < rp_topo_nswitches(t); i++)
+		ASSERT_EQ(!strncmp(rp_topo_switch_name(t, i), "spine", 5),
+			  self->pairs[0].expect[i]);
+	ASSERT_EQ(0, walk(self, &self->r1));
+	ASSERT_EQ(0, self->r1.unexpected);
+	/* spine3's answer leaves the cache: the next walk must probe for it */
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->v[i].sw == s3) {
+			moved_port = ps->v[i].sport;
+			memmove(&ps->v[i], &ps->v[i + 1],
+				(ps->n - i - 1) * sizeof(ps->v[0]));
+			ps->n--;
+			break;
+		}
+	ASSERT_LE(0, moved_port);
+	cached = ps->n;
+	self->f.moved = s3;
+	self->f.to = sw_index(t, "leaf1");
+	self->f.calls = 0;
+	ASSERT_EQ(0, walk(self, r2));
+	EXPECT_LE(1, r2->unexpected);
+	EXPECT_EQ(1, r2->reprobed);
+	/* the cached answers, and the fresh ones before the surprise */
+	EXPECT_LE(cached, r2->dropped);
+	/* walked again from the first port: the cached ones were sent too */
+	EXPECT_LE(cached + r2->dropped, self->f.calls);
+	EXPECT_EQ(1, r2->short_pairs);
+	for (size_t i = 0; i < ps->n; i++)
+		EXPECT_NE(s3, ps->v[i].sw);
+	rp_probe_unexpected_fmt(t, r2, why, sizeof(why));
+	TH_LOG("%s", why);
+	EXPECT_NE(NULL, strstr(why, "answer from leaf1, which the topology does not link"));
+	EXPECT_NE(NULL, strstr(why, "192.0.2.1 -> 192.0.2.3 sport "));
 }
 
 /* A dead spine: its ports are retried and reported with pair and port. */
