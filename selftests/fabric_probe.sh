@@ -11,7 +11,8 @@
 # takes its planned path and the busiest spine link carries max_link_flows;
 # a spine that drops its time-exceeded answers makes the probe fail with
 # the pair and the port, and rocepathd keeps its last good pins, serving
-# pin changes while it probes.
+# pin changes while it probes; spines that police their answers lose some
+# to a flood of probes and none to rocepathd within its probe budget.
 # rpvm-check-kernels: 6.12
 # rpvm-fabric: examples/fabric/topology-measured.json l4
 # rpvm-timeout: 720
@@ -248,6 +249,127 @@ kept_pins() {
 		{ echo "pins before '$before1', after '$after'"; return 1; }
 }
 ksft_test "rocepathd: failed probe logged with pair and port, last good pins kept" kept_pins
+
+# 8. Spines that police their ICMP answers, as a switch's control plane
+# (CoPP) does: each spine's time-exceeded answers pass one policer of
+# POLICE pps, burst 4 (a tc police action shared by the filters on all of
+# its ports). The hosts then run an all-to-all job of 8 QPs per
+# connection: each probes two pairs anew, a few dozen ports. Without a
+# budget (50 probes/s per host, all hosts at once) the policers drop
+# answers. With "probe_budget_pps": POLICE and 1 probe/s per host the four
+# hosts share one slot, 4 probes/s fabric-wide, within POLICE and the
+# burst even were all onto one spine, and after a topology change no
+# answer is policed.
+POLICE=${FABRIC_POLICE_PPS:-5}
+silence del
+mapfile -t spines < <(python3 -c 'import json, sys
+for s in json.load(open(sys.argv[1]))["switches"]:
+    if s["tier"] == "spine":
+        print(s["name"])' "$T")
+spine_ports() {
+	python3 -c 'import json, sys
+for l in json.load(open(sys.argv[1]))["links"]:
+    for end in ("a", "b"):
+        if l[end] == sys.argv[2]:
+            print("p%d" % l[end + "_port"])' "$T" "$1"
+}
+police() { # add|del
+	local sp p
+	for sp in "${spines[@]}"; do
+		if [ "$1" = add ]; then
+			fab_ns "$sp" tc actions add action police pkts_rate "$POLICE" \
+				pkts_burst 4 conform-exceed drop/ok index 29 || return 1
+		fi
+		for p in $(spine_ports "$sp"); do
+			if [ "$1" = add ]; then
+				fab_ns "$sp" tc qdisc add dev "$p" clsact || return 1
+				fab_ns "$sp" tc filter add dev "$p" egress protocol ip \
+					flower ip_proto icmp type 11 action police index 29 || return 1
+			else
+				fab_ns "$sp" tc qdisc del dev "$p" clsact
+			fi
+		done
+		[ "$1" = add ] || fab_ns "$sp" tc actions flush action police
+	done
+}
+# answers the policers dropped so far, all spines together
+policed() {
+	local sp d sum=0
+	for sp in "${spines[@]}"; do
+		d=$(fab_ns "$sp" tc -s actions get action police index 29 |
+			sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' | head -n 1)
+		[ -n "$d" ] || { echo "no police counters on $sp" >&2; return 1; }
+		sum=$((sum + d))
+	done
+	echo "$sum"
+}
+police add || ksft_skip_all "tc police (pkts_rate) in the spines' namespaces failed"
+defer police del
+python3 -c 'import json, sys
+hosts = [h["name"] for h in json.load(open(sys.argv[1]))["hosts"]]
+json.dump({"jobs": [{"id": "flood", "pattern": "alltoall", "qps_per_connection": 8,
+                     "rails": [0], "hosts": hosts}]}, open(sys.argv[2], "w"))' "$T" "$W/placement-flood.json"
+# put FILE NAME on every host (rename over); wait for a new probe round's end
+declare -A rounds
+new_round() {
+	local g n
+	for g in "${guests[@]}"; do
+		read -r n _ _ <<<"$g"
+		rounds[$n]=$(rpd_log_count "$n" 'probed [0-9]+ ports')
+	done
+	# on every host at once: the rounds overlap
+	for g in "${guests[@]}"; do
+		read -r n _ _ <<<"$g"
+		on_host "$n" "cp $1 $RPD_DIR/.new.tmp && mv $RPD_DIR/.new.tmp $RPD_DIR/$2" &
+	done
+	wait
+	for g in "${guests[@]}"; do
+		read -r n _ _ <<<"$g"
+		rpd_wait_log "$n" 'probed [0-9]+ ports' $((rounds[$n] + 1)) 240 || return 1
+		on_host "$n" "grep -E 'probed [0-9]+ ports' $RPD_DIR/rocepathd.log | tail -n 1"
+	done
+}
+unbudgeted() {
+	local d0 d1
+	d0=$(policed) || return 1
+	new_round "$W/placement-flood.json" placement.json || return 1
+	d1=$(policed) || return 1
+	log "no budget, 50 probes/s per host: $((d1 - d0)) answers policed"
+	[ "$d1" -gt "$d0" ] ||
+		{ echo "the policers dropped nothing: the budget run below would show nothing"; return 1; }
+}
+ksft_test "policed spines ($POLICE pps): every host probing at 50/s at once loses answers" unbudgeted
+budgeted() {
+	local g n name d0 d1 r p rc=0
+	d0=$(policed) || return 1
+	# the budget, by SIGHUP; each host plans once with it (what the
+	# round above left unanswered is probed then, in the budget too)
+	for g in "${guests[@]}"; do
+		read -r n _ _ <<<"$g"
+		r=$(rpd_log_count "$n" 'reload: .*\(topology ')
+		p=$(rpd_log_count "$n" 'plan for host|plan failed')
+		on_host "$n" "sed -i 's/^{/{\"probe_rate_pps\": 1, \"probe_budget_pps\": $POLICE, /' $RPD_DIR/rocepathd.conf &&
+			kill -HUP \$(cat $RPD_DIR/rocepathd.pid)" || return 1
+		rpd_wait_log "$n" 'reload: .*\(topology ' $((r + 1)) 60 || return 1
+		rpd_wait_log "$n" 'plan for host|plan failed' $((p + 1)) 240 || return 1
+	done
+	# then every host's cache goes stale at once, as after a spine change
+	python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"), indent=1)' \
+		"$T" "$W/topology-budget.json"
+	new_round "$W/topology-budget.json" topology.json || return 1
+	for g in "${guests[@]}"; do
+		read -r n name _ <<<"$g"
+		on_host "$n" "grep 'probe budget' $RPD_DIR/rocepathd.log | tail -n 1"
+		on_host "$n" "grep -E 'probed [0-9]+ ports' $RPD_DIR/rocepathd.log | tail -n 1" |
+			grep -qE 'probed ([1-9][0-9]*) ports \([0-9]+ packets, \1 answered\)' ||
+			{ echo "$name: no port probed, or one went unanswered"; rc=1; }
+	done
+	d1=$(policed) || return 1
+	log "probe_budget_pps $POLICE, 1 probe/s per host: $((d1 - d0)) answers policed"
+	[ "$d1" = "$d0" ] || rc=1
+	return $rc
+}
+ksft_test "probe_budget_pps $POLICE: every host re-probed after a topology change, no answer policed" budgeted
 
 log "fabric guest: $(on_host "$FABRIC_HOST" "free -m | awk '/^Mem:/ { print \$3 \" MiB used of \" \$2 }'")"
 ksft_exit
