@@ -41,6 +41,8 @@ struct rp_walker {
 	/* rp_walk_least(): the paths, solved (valid: lpgen == gen) */
 	int lpgen, nlp;		/* nlp -1: a hop is not solvable */
 	struct rp_path *lp;
+	struct lsys *lps;	/* each path's ports, as a system */
+	uint32_t *skey;		/* rp_walk_paths(): first port << 14 | path */
 };
 
 #define RP_WALK_HASH	32768	/* > distinct paths (<= 16384 ports) */
@@ -61,6 +63,8 @@ void rp_walker_free(struct rp_walker *w)
 	free(w->mstamp);
 	free(w->memo);
 	free(w->lp);
+	free(w->lps);
+	free(w->skey);
 	free(w);
 }
 
@@ -84,9 +88,12 @@ int rp_walker_new(const struct rp_plan *pl, struct rp_walker **out)
 	w->mstamp = calloc(RP_SPORT_COUNT, sizeof(int));
 	w->memo = calloc(RP_SPORT_COUNT, sizeof(*w->memo));
 	w->lp = calloc(RP_SPORT_COUNT, sizeof(*w->lp));
+	w->lps = calloc(RP_SPORT_COUNT, sizeof(*w->lps));
+	w->skey = calloc(RP_SPORT_COUNT, sizeof(*w->skey));
 	w->src_nic = w->dst_nic = -1;
 	if (!w->lgrp || !w->sp || !w->sl || !w->su || !w->sgrp || !w->ugrp ||
-	    !w->hkey || !w->hstamp || !w->paths || !w->mstamp || !w->memo || !w->lp) {
+	    !w->hkey || !w->hstamp || !w->paths || !w->mstamp || !w->memo ||
+	    !w->lp || !w->lps || !w->skey) {
 		rp_walker_free(w);
 		return -ENOMEM;
 	}
@@ -240,8 +247,17 @@ static bool path_eq(const struct rp_path *a, const struct rp_path *b)
 	       a->ud == b->ud;
 }
 
-int rp_walk_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
-		  int nused, const struct rp_path **out)
+static bool port_in(const uint16_t *used, int nused, uint16_t port)
+{
+	for (int i = 0; i < nused; i++)
+		if (used[i] == port)
+			return true;
+	return false;
+}
+
+/* rp_walk_paths() by walking every port (hops that cannot be solved). */
+static int walk_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
+		      int nused)
 {
 	int n = 0;
 
@@ -250,14 +266,8 @@ int rp_walk_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
 		uint16_t port = RP_SPORT_MIN + (p0 + k) % RP_SPORT_COUNT;
 		struct rp_path x;
 		unsigned int h;
-		int i;
 
-		if (rp_walk_port(w, port, &x))
-			continue;
-		for (i = 0; i < nused; i++)
-			if (used[i] == port)
-				break;
-		if (i < nused)
+		if (rp_walk_port(w, port, &x) || port_in(used, nused, port))
 			continue;
 		for (h = path_hash(&x); w->hstamp[h] == w->hgen;
 		     h = (h + 1) % RP_WALK_HASH)
@@ -272,7 +282,6 @@ int rp_walk_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
 		x.nports = 1;
 		w->paths[n++] = x;
 	}
-	*out = w->paths;
 	return n;
 }
 
@@ -357,6 +366,7 @@ static int lin_last(struct rp_walker *w, const struct lsys *s,
 		if (w->nlp >= RP_SPORT_COUNT)	/* cannot be: disjoint ports */
 			return -1;
 		p->dn = pl->blinks[db->s0 + c];
+		w->lps[w->nlp] = s3;
 		w->lp[w->nlp++] = *p;
 	}
 	return 0;
@@ -431,6 +441,112 @@ fail:
 	w->nlp = -1;
 }
 
+/* The aim's paths solved, once per aim. */
+static void lin_aim(struct rp_walker *w)
+{
+	if (w->lpgen != w->gen) {
+		w->lpgen = w->gen;
+		lin_paths(w);
+	}
+}
+
+#define RP_SPORT_MASK	(RP_SPORT_COUNT - 1)
+#define RP_SOLVE_USED	64	/* more used ports: walk instead */
+
+/*
+ * The k-th smallest port (low bits) of s. Each pivot is the lowest bit of
+ * its row, so the highest bit two solutions differ in is a free bit: the
+ * solutions sort as their free bits do, k deposited in them.
+ */
+static uint32_t lsys_nth(const struct lsys *s, uint32_t k)
+{
+	uint32_t freem = ~(uint32_t)s->pivots & RP_SPORT_MASK;
+
+	return lsys_solve(s, deposit(k, freem));
+}
+
+/* Index of s's first port at or after x0, 0 past its last (the wrap). */
+static uint32_t lsys_lower(const struct lsys *s, uint32_t x0)
+{
+	uint32_t size = 1u << (RP_SPORT_BITS - s->n), lo = 0, hi = size;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (lsys_nth(s, mid) < x0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == size ? 0 : lo;
+}
+
+/* How many distinct ports of used[] are solutions of s. */
+static int lsys_taken(const struct lsys *s, const uint16_t *used, int nused)
+{
+	int n = 0;
+
+	for (int i = 0; i < nused; i++) {
+		uint32_t x = (uint32_t)used[i] - RP_SPORT_MIN;
+
+		if (used[i] >= RP_SPORT_MIN && lsys_solve(s, x) == x &&
+		    !port_in(used, i, used[i]))
+			n++;
+	}
+	return n;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * walk_paths() from the solved paths: each path's first free port from p0
+ * on is found in its solutions (sorted, so a binary search), and the paths
+ * sorted by it are the order the walk meets them in, without walking the
+ * 16,384 ports of every aim the repair tries.
+ */
+static int solve_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
+		       int nused)
+{
+	int n = 0;
+
+	p0 &= RP_SPORT_MASK;
+	for (int i = 0; i < w->nlp; i++) {
+		const struct lsys *s = &w->lps[i];
+		uint32_t size = 1u << (RP_SPORT_BITS - s->n), k, x;
+		int taken = lsys_taken(s, used, nused);
+
+		if (taken == (int)size)
+			continue;
+		k = lsys_lower(s, p0);
+		for (x = lsys_nth(s, k);
+		     port_in(used, nused, RP_SPORT_MIN + x);
+		     x = lsys_nth(s, k))
+			k = (k + 1) & (size - 1);
+		w->lp[i].port = RP_SPORT_MIN + x;
+		w->lp[i].nports = size - taken;
+		w->skey[n++] = ((x - p0) & RP_SPORT_MASK) << RP_SPORT_BITS | i;
+	}
+	qsort(w->skey, n, sizeof(*w->skey), cmp_u32);
+	for (int j = 0; j < n; j++)
+		w->paths[j] = w->lp[w->skey[j] & RP_SPORT_MASK];
+	return n;
+}
+
+int rp_walk_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
+		  int nused, const struct rp_path **out)
+{
+	*out = w->paths;
+	lin_aim(w);
+	if (w->nlp < 0 || nused > RP_SOLVE_USED)
+		return walk_paths(w, p0, used, nused);
+	return solve_paths(w, p0, used, nused);
+}
+
 long rp_path_load(const struct rp_plan *pl, const int *upl, const int *dnl,
 		  const struct rp_path *x)
 {
@@ -449,10 +565,7 @@ int rp_walk_least(struct rp_walker *w, const int *upl, const int *dnl,
 {
 	long best = -1;
 
-	if (w->lpgen != w->gen) {
-		w->lpgen = w->gen;
-		lin_paths(w);
-	}
+	lin_aim(w);
 	if (w->nlp <= 0)
 		return -1;
 	for (int i = 0; i < w->nlp; i++) {

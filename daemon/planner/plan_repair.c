@@ -16,7 +16,7 @@
 
 #include "plan_model.h"
 
-#define RP_REPAIR_BUDGET	512	/* port walks (16,384 ports) per plan */
+#define RP_REPAIR_BUDGET	512	/* flows' paths listed (reach()) per plan */
 #define RP_REPAIR_CAND		64	/* flows tried per link */
 #define RP_REPAIR_CHECK		64	/* flows checked for the summary */
 

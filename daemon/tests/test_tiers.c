@@ -766,13 +766,31 @@ TEST(optimal_vs_brute_force_three_tier)
  * of all 16,384 ports; it answers whenever every hop is linear with a
  * power-of-two group.
  */
-TEST(walk_least_vs_ports)
+static void correlated_fab3(struct fab3 *f)
 {
 	static const struct hm pool[] = {
 		{ "crc32", "lo16", 0 }, { "crc32", "lo16", 0 }, { "crc32", "full", 0 },
 		{ "crc32c", "full", 0 }, { "crc16-ccitt", "full", 0 },
 		{ "xor16", "full", 0 }, { "crc32", "hi16", 0 },
 	};
+
+	random_fab3(f);
+	for (int l = 0; l < f->nl; l++)
+		f->lh[l] = pool[rnd() % ARRAY_SIZE(pool)];
+	for (int k = 0; k < f->ns; k++)
+		f->sh[k] = pool[rnd() % ARRAY_SIZE(pool)];
+	for (int u = 0; u < f->nu; u++)
+		f->uh[u] = pool[rnd() % ARRAY_SIZE(pool)];
+	for (int l = 0; l < f->nl; l++)
+		f->lh[l].seed = rnd();
+	for (int k = 0; k < f->ns; k++)
+		f->sh[k].seed = rnd();
+	for (int u = 0; u < f->nu; u++)
+		f->uh[u].seed = rnd();
+}
+
+TEST(walk_least_vs_ports)
+{
 	int trials = 0, solved = 0, unsolved = 0;
 
 	rng_state = 4242;
@@ -785,19 +803,7 @@ TEST(walk_least_vs_ports)
 		struct run r;
 		char *ts, *ps;
 
-		random_fab3(&f);
-		for (int l = 0; l < f.nl; l++)
-			f.lh[l] = pool[rnd() % ARRAY_SIZE(pool)];
-		for (int k = 0; k < f.ns; k++)
-			f.sh[k] = pool[rnd() % ARRAY_SIZE(pool)];
-		for (int u = 0; u < f.nu; u++)
-			f.uh[u] = pool[rnd() % ARRAY_SIZE(pool)];
-		for (int l = 0; l < f.nl; l++)
-			f.lh[l].seed = rnd();
-		for (int k = 0; k < f.ns; k++)
-			f.sh[k].seed = rnd();
-		for (int u = 0; u < f.nu; u++)
-			f.uh[u].seed = rnd();
+		correlated_fab3(&f);
 		fab3_json(&f, false, &ts, &ps);
 		ASSERT_EQ(0, run_plan(ts, ps, &r));
 		pl = r.plan;
@@ -891,6 +897,110 @@ static void base_fab3(struct fab3 *f, int links, int ulinks)
  * meets the bound, and every port hashes onto its link among the
  * parallel ones at each hop.
  */
+/*
+ * The paths of a walk over every port from p0 on, skipping used[]: each
+ * with its first port and how many free ports go onto it.
+ */
+static int walk_every_port(struct rp_walker *w, uint32_t p0,
+			   const uint16_t *used, int nused, struct rp_path *ps)
+{
+	int n = 0;
+
+	for (uint32_t k = 0; k < RP_SPORT_COUNT; k++) {
+		uint16_t port = RP_SPORT_MIN + (p0 + k) % RP_SPORT_COUNT;
+		struct rp_path x;
+		int i, j;
+
+		if (rp_walk_port(w, port, &x))
+			continue;
+		for (j = 0; j < nused && used[j] != port; j++)
+			;
+		if (j < nused)
+			continue;
+		for (i = 0; i < n; i++)
+			if (ps[i].up == x.up && ps[i].uu == x.uu &&
+			    ps[i].ud == x.ud && ps[i].dn == x.dn)
+				break;
+		if (i == n) {
+			x.nports = 0;
+			ps[n++] = x;
+		}
+		ps[i].nports++;
+	}
+	return n;
+}
+
+/*
+ * rp_walk_paths() solves the paths where every hop is linear (plan_reach.c):
+ * on the fabrics of walk_least_vs_ports, from random start ports and with
+ * used ports among those the paths begin with, it gives the paths of a
+ * walk over every port, in the walk's order, with the same first port and
+ * free-port count each.
+ */
+TEST(walk_paths_vs_ports)
+{
+	struct rp_path *want = calloc(RP_SPORT_COUNT, sizeof(*want));
+	int trials = 0, solved = 0;
+
+	ASSERT_NE(NULL, want);
+	rng_state = 4343;
+	big = false;
+	while (trials < 60) {
+		struct rp_walker *w = NULL;
+		struct rp_plan *pl;
+		struct fab3 f;
+		struct run r;
+		char *ts, *ps;
+		int *zero;
+		long least;
+
+		correlated_fab3(&f);
+		fab3_json(&f, false, &ts, &ps);
+		ASSERT_EQ(0, run_plan(ts, ps, &r));
+		pl = r.plan;
+		zero = calloc(rp_topo_nload(r.t) + 1, sizeof(int));
+		ASSERT_NE(NULL, zero);
+		ASSERT_EQ(0, rp_walker_new(pl, &w));
+		for (int fi = 0; fi < pl->nflows; fi++) {
+			const struct flow *fl = &pl->flows[fi];
+			uint32_t p0 = rnd() % (2 * RP_SPORT_COUNT);
+			const struct rp_path *got;
+			uint16_t used[4];
+			int nused = 0, n, nw;
+
+			if (fl->pair < 0 || !pair_routed(&pl->pairs[fl->pair]))
+				continue;
+			rp_walker_flow(w, fi);
+			solved += !rp_walk_least(w, zero, zero, &least);
+			nw = walk_every_port(w, p0, used, 0, want);
+			for (int i = 0; i < nw && nused < 3; i += 1 + rnd() % 2)
+				used[nused++] = want[i].port;
+			if (rnd() % 2)
+				used[nused++] = RP_SPORT_MIN + rnd() % RP_SPORT_COUNT;
+			nw = walk_every_port(w, p0, used, nused, want);
+			n = rp_walk_paths(w, p0, used, nused, &got);
+			ASSERT_EQ(nw, n);
+			for (int i = 0; i < n; i++) {
+				ASSERT_EQ(want[i].up, got[i].up);
+				ASSERT_EQ(want[i].uu, got[i].uu);
+				ASSERT_EQ(want[i].ud, got[i].ud);
+				ASSERT_EQ(want[i].dn, got[i].dn);
+				ASSERT_EQ(want[i].port, got[i].port);
+				ASSERT_EQ(want[i].nports, got[i].nports);
+			}
+		}
+		rp_walker_free(w);
+		free(zero);
+		run_free(&r);
+		free(ts);
+		free(ps);
+		trials++;
+	}
+	free(want);
+	TH_LOG("%d fabrics, %d flows solved", trials, solved);
+	ASSERT_GT(solved, 100);
+}
+
 TEST(parallel_links_both_tiers)
 {
 	const struct rp_plan_summary *s;
