@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "plan.h"
 #include "plan_hash.h"
@@ -108,12 +109,100 @@ static inline int lhop_init(struct lhop *l, const struct rp_hash_ctx *c,
 	return 0;
 }
 
+/* l's m0 for context c, whose rows are those l was built with; -1 if not. */
+static inline int lhop_rebase(struct lhop *l, const struct rp_hash_ctx *c,
+			      int n)
+{
+	l->m0 = 0;
+	if (n <= 1)
+		return 0;
+	return rp_hash_ctx_lin(c, RP_SPORT_MIN, 0, n, &l->m0, NULL) == l->k ?
+	       0 : -1;
+}
+
 /* Adds "the hop gives member m" to s; false if inconsistent. */
 static inline bool lhop_want(struct lsys *s, const struct lhop *l, int m)
 {
 	for (int b = 0; b < l->k; b++)
 		if (!lsys_add(s, l->row[b], ((uint32_t)m ^ l->m0) >> b & 1))
 			return false;
+	return true;
+}
+
+/*
+ * A hop's equations added to a system once for all its members: each rhs
+ * is c ^ <y, m> for member m (y: the member bits it depends on), and rows
+ * that cancel out leave conditions on m alone. Every member then costs a
+ * few parities instead of its own k additions (the row operations do not
+ * depend on the rhs, so the systems are the same as lhop_want()'s).
+ */
+struct lsym {
+	struct lsys s;			/* rhs at m = 0 */
+	uint32_t ry[RP_SPORT_BITS];	/* rhs bits' dependence on m */
+	int nz;
+	uint32_t zy[32];		/* conditions <zy, m> = zc */
+	uint8_t zc[32];
+	bool none;			/* no member is consistent */
+};
+
+static inline void lsym_add(struct lsym *t, uint16_t row, int c, uint32_t y)
+{
+	struct lsys *s = &t->s;
+	int p;
+
+	for (int i = 0; i < s->n; i++)
+		if (row >> s->piv[i] & 1) {
+			row ^= s->row[i];
+			c ^= s->rhs[i];
+			y ^= t->ry[i];
+		}
+	if (!row) {
+		if (y) {
+			t->zy[t->nz] = y;
+			t->zc[t->nz++] = c;
+		} else if (c) {
+			t->none = true;
+		}
+		return;
+	}
+	p = __builtin_ctz(row);
+	for (int i = 0; i < s->n; i++)
+		if (s->row[i] >> p & 1) {
+			s->row[i] ^= row;
+			s->rhs[i] ^= c;
+			t->ry[i] ^= y;
+		}
+	s->row[s->n] = row;
+	s->rhs[s->n] = c;
+	t->ry[s->n] = y;
+	s->piv[s->n++] = p;
+	s->pivots |= 1u << p;
+}
+
+/* s with every member's equations of hop l, m left open. */
+static inline void lsym_init(struct lsym *t, const struct lsys *s,
+			     const struct lhop *l)
+{
+	t->s = *s;
+	memset(t->ry, 0, s->n * sizeof(*t->ry));
+	t->nz = 0;
+	t->none = false;
+	for (int b = 0; b < l->k; b++)
+		lsym_add(t, l->row[b], l->m0 >> b & 1, 1u << b);
+}
+
+/* lhop_want() of member m: false if inconsistent, else *out the system. */
+static inline bool lsym_member(const struct lsym *t, uint32_t m,
+			       struct lsys *out)
+{
+	if (t->none)
+		return false;
+	for (int z = 0; z < t->nz; z++)
+		if ((__builtin_parity(t->zy[z] & m) ^ t->zc[z]) & 1)
+			return false;
+	*out = t->s;
+	for (int i = 0; i < out->n; i++)
+		out->rhs[i] ^= __builtin_parity(t->ry[i] & m);
 	return true;
 }
 

@@ -21,6 +21,11 @@ struct rp_hopc {
 	struct rp_hash_ctx c;
 	int lgen;		/* lh valid when == walker gen */
 	struct lhop lh;		/* the members as equations (k < 0: none) */
+	/* what lh's rows were built for: they stay while these do */
+	const struct rp_hash_model *lm;
+	size_t llen, loff[RP_HASH_MAX_FIELDS];
+	unsigned int lns;
+	int ln;
 };
 
 struct rp_walker {
@@ -43,6 +48,7 @@ struct rp_walker {
 	struct rp_path *lp;
 	struct lsys *lps;	/* each path's ports, as a system */
 	uint32_t *skey;		/* rp_walk_paths(): first port << 14 | path */
+	struct lsym t0, t1, t2, t3;	/* lin_paths(): per tier, members open */
 };
 
 #define RP_WALK_HASH	32768	/* > distinct paths (<= 16384 ports) */
@@ -332,15 +338,54 @@ int rp_walk_routes(struct rp_walker *w,
 	return ret;
 }
 
-/* The hop's equations, built once per aim; NULL when not solvable. */
+/*
+ * Whether the hop's rows still hold for its context: the port's terms
+ * depend on the model, the group and where the port sits in the input,
+ * not on the addresses, which only move m0.
+ */
+static bool hop_lin_same(const struct rp_hopc *h)
+{
+	const struct rp_hash_ctx *c = &h->c;
+
+	return h->lh.k >= 0 && h->lm == c->m && h->ln == h->n &&
+	       h->llen == c->len && h->lns == c->nsport &&
+	       !memcmp(h->loff, c->sport_off, c->nsport * sizeof(*h->loff));
+}
+
+/*
+ * The hop's equations, once per aim; NULL when not solvable. A switch
+ * keeps its rows from aim to aim (most aims see the same model and group
+ * again), and only m0 is worked out anew.
+ */
 static const struct lhop *hop_lin(struct rp_walker *w, struct rp_hopc *h)
 {
-	if (h->lgen != w->gen) {
-		h->lgen = w->gen;
-		if (lhop_init(&h->lh, &h->c, h->n))
-			h->lh.k = -1;
+	if (h->lgen == w->gen)
+		return h->lh.k < 0 ? NULL : &h->lh;
+	h->lgen = w->gen;
+	if (hop_lin_same(h) && !lhop_rebase(&h->lh, &h->c, h->n))
+		return &h->lh;
+	if (lhop_init(&h->lh, &h->c, h->n)) {
+		h->lh.k = -1;
+		return NULL;
 	}
-	return h->lh.k < 0 ? NULL : &h->lh;
+	h->lm = h->c.m;
+	h->ln = h->n;
+	h->llen = h->c.len;
+	h->lns = h->c.nsport;
+	memcpy(h->loff, h->c.sport_off, h->c.nsport * sizeof(*h->loff));
+	return &h->lh;
+}
+
+/* Keeps path p down dn, taken by the ports of s. */
+static int lin_store(struct rp_walker *w, const struct lsys *s,
+		     struct rp_path *p, int dn)
+{
+	if (w->nlp >= RP_SPORT_COUNT)	/* cannot be: disjoint ports */
+		return -1;
+	p->dn = dn;
+	w->lps[w->nlp] = *s;
+	w->lp[w->nlp++] = *p;
+	return 0;
 }
 
 /* Paths from the last spine s2 on, for the ports of system s. */
@@ -358,16 +403,15 @@ static int lin_last(struct rp_walker *w, const struct lsys *s,
 	if (!l)
 		return -1;
 	db = bget(pl, w->dst, s2);
+	if (!l->k)	/* one link down: the path needs no more equations */
+		return lin_store(w, s, p, pl->blinks[db->s0]);
+	lsym_init(&w->t3, s, l);
 	for (int c = 0; c < h->n; c++) {
-		struct lsys s3 = *s;
+		struct lsys s3;
 
-		if (!lhop_want(&s3, l, c))
-			continue;
-		if (w->nlp >= RP_SPORT_COUNT)	/* cannot be: disjoint ports */
+		if (lsym_member(&w->t3, c, &s3) &&
+		    lin_store(w, &s3, p, pl->blinks[db->s0 + c]))
 			return -1;
-		p->dn = pl->blinks[db->s0 + c];
-		w->lps[w->nlp] = s3;
-		w->lp[w->nlp++] = *p;
 	}
 	return 0;
 }
@@ -383,6 +427,7 @@ static int lin_last(struct rp_walker *w, const struct lsys *s,
 static void lin_paths(struct rp_walker *w)
 {
 	const struct rp_topo *t = w->pl->t;
+	const struct lsys empty = { 0 };
 	struct lhop ll;
 
 	w->nlp = 0;
@@ -390,14 +435,15 @@ static void lin_paths(struct rp_walker *w)
 		return;
 	if (lhop_init(&ll, &w->lc, w->nleaf))
 		goto fail;
+	lsym_init(&w->t0, &empty, &ll);
 	for (int m = 0; m < w->nleaf; m++) {
 		struct rp_path p = { .up = w->lgrp[m], .uu = -1, .ud = -1 };
 		int s = t->links[p.up].spine;
-		struct lsys s0 = { 0 };
 		const struct lhop *l;
 		struct rp_hopc *h;
+		struct lsys s0;
 
-		if (!lhop_want(&s0, &ll, m))
+		if (!lsym_member(&w->t0, m, &s0))
 			continue;
 		if (!w->far) {
 			if (lin_last(w, &s0, &p, s))
@@ -410,12 +456,13 @@ static void lin_paths(struct rp_walker *w)
 		l = hop_lin(w, h);
 		if (!l)
 			goto fail;
+		lsym_init(&w->t1, &s0, l);
 		for (int a = 0; a < h->n; a++) {
-			struct lsys s1 = s0;
 			const struct lhop *l2;
 			struct rp_hopc *h2;
+			struct lsys s1;
 
-			if (!lhop_want(&s1, l, a))
+			if (!lsym_member(&w->t1, a, &s1))
 				continue;
 			p.uu = w->sgrp[h->off + a];
 			h2 = hop_get(w, &w->su[t->ulinks[p.uu].super],
@@ -425,10 +472,11 @@ static void lin_paths(struct rp_walker *w)
 			l2 = hop_lin(w, h2);
 			if (!l2)
 				goto fail;
+			lsym_init(&w->t2, &s1, l2);
 			for (int b = 0; b < h2->n; b++) {
-				struct lsys s2 = s1;
+				struct lsys s2;
 
-				if (!lhop_want(&s2, l2, b))
+				if (!lsym_member(&w->t2, b, &s2))
 					continue;
 				p.ud = w->ugrp[h2->off + b];
 				if (lin_last(w, &s2, &p, t->ulinks[p.ud].spine))
