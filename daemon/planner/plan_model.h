@@ -334,6 +334,16 @@ long rp_path_load(const struct rp_plan *pl, const int *upl, const int *dnl,
  */
 int rp_walk_least(struct rp_walker *w, const int *upl, const int *dnl,
 		  long *least);
+/* Whether the aim's paths are solved already (rp_walk_least() is cheap). */
+bool rp_walk_solved(const struct rp_walker *w);
+/*
+ * Calls fn on every port (with its path) onto a solved path of the aimed
+ * flow whose busiest link is at most lim: 0, or -1 without calling when a
+ * hop cannot be solved or there are more than max such ports.
+ */
+typedef void (*rp_walk_fn)(void *arg, const struct rp_path *p);
+int rp_walk_within(struct rp_walker *w, const int *upl, const int *dnl,
+		   long lim, long max, rp_walk_fn fn, void *arg);
 
 /*
  * Calls fn on every path the ECMP groups allow the flow, whatever the

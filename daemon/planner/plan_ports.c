@@ -221,19 +221,110 @@ static int find_port(struct hop *h, int nh, uint32_t p0, const uint16_t *used,
 	return -1;
 }
 
+#define RP_ANY_QUICK	256	/* ports find_any() lists instead of scanning */
+#define RP_ANY_FIRST	32	/* ports find_any() scans before solving */
+
+/* Inverse of port_off(): the k at which the scan meets port (low bits) x. */
+static uint32_t port_rank(uint32_t p0, uint32_t x)
+{
+	uint32_t y = (x ^ p0) % RP_SPORT_COUNT, lo = y & 255;
+
+	return (((y >> 8) - lo) & 63) << 8 | lo;
+}
+
+struct first {
+	uint32_t p0, k;
+	const uint16_t *used;
+	int nused;
+	struct rp_path b;
+};
+
+/* Keeps the free port the scan would meet first. */
+static void first_free(void *arg, const struct rp_path *p)
+{
+	struct first *fs = arg;
+	uint32_t k;
+
+	if (port_used(fs->used, fs->nused, p->port))
+		return;
+	k = port_rank(fs->p0, p->port - RP_SPORT_MIN);
+	if (k < fs->k) {
+		fs->k = k;
+		fs->b = *p;
+	}
+}
+
+/*
+ * The port the scan below stops at, without walking: the first free port
+ * (in port_off() order) onto a path whose busiest link is within
+ * lim, listed from the solved paths when they have few such ports (with
+ * many, the scan meets one soon). 0 and *b, or -1.
+ */
+static int first_within(struct rp_plan *pl, const int *upl, const int *dnl,
+			long lim, uint32_t p0, const uint16_t *used,
+			int nused, struct rp_path *b)
+{
+	struct first fs = { .p0 = p0, .k = RP_SPORT_COUNT, .used = used,
+			    .nused = nused };
+
+	if (rp_walk_within(pl->walker, upl, dnl, lim, RP_ANY_QUICK,
+			   first_free, &fs) || fs.k == RP_SPORT_COUNT)
+		return -1;
+	*b = fs.b;
+	return 0;
+}
+
+struct scan {
+	long best;		/* least load met, -1 before any */
+	struct rp_path b;	/* the first port at it */
+};
+
+/*
+ * Scans ports k0..k1 (port_off() order; used ones too when any), keeping
+ * the least loaded: true at the first whose path stays below T or has the
+ * least load any path has (least, when solved).
+ */
+static bool scan_ports(struct rp_plan *pl, const int *upl, const int *dnl,
+		       uint32_t p0, const uint16_t *used, int nused, bool any,
+		       const long *least, uint32_t k0, uint32_t k1,
+		       struct scan *sc)
+{
+	for (uint32_t k = k0; k < k1; k++) {
+		uint16_t port = RP_SPORT_MIN + port_off(p0, k);
+		struct rp_path x;
+		long mx;
+
+		if ((!any && port_used(used, nused, port)) ||
+		    rp_walk_port(pl->walker, port, &x))
+			continue;
+		mx = rp_path_load(pl, upl, dnl, &x);
+		if (sc->best < 0 || mx < sc->best) {
+			sc->best = mx;
+			sc->b = x;
+		}
+		if (mx < pl->T || (least && mx <= *least))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Fallback when no port hits the planned links: the hashes can be
  * correlated (e.g. the same CRC at two tiers, where seeds only add a
  * constant), or a hop may not read the source port at all, so that some
  * paths are unreachable. Take the first port (in port_off() order) whose
  * path, followed hop by hop through each switch's group, stays below the
- * assignment's T at its busiest link, else the least loaded such port
- * (free ports first, then any). The flow's links, spines and superspine become
- * that path's: a flow is only ever counted where its port sends it. The
- * repair pass (plan_repair.c) may move it, or others, later.
+ * assignment's T at its busiest link or has the least load any path of
+ * the flow has, else the least loaded such port (free ports first, then
+ * any). The least load is solved, not walked, once the first ports have
+ * none within T (or at once when another QP of the connection solved the
+ * paths): the whole scan would end at the same port, since no port before
+ * it reaches the least. Where few ports qualify, they are listed from the
+ * solved paths instead of scanned. The flow's links, spines and
+ * superspine become that path's: a flow is only ever counted where its
+ * port sends it. The repair pass (plan_repair.c) may move it, or others,
+ * later.
  */
-#define RP_ANY_QUICK	256	/* ports find_any() walks before solving */
-
 static int find_any(struct rp_plan *pl, int fi, const int *upl,
 		    const int *dnl, uint32_t p0, const uint16_t *used,
 		    int nused)
@@ -241,53 +332,43 @@ static int find_any(struct rp_plan *pl, int fi, const int *upl,
 	const struct rp_topo *t = pl->t;
 	struct flow *f = &pl->flows[fi];
 	struct flow3 *g = pl->f3 ? &pl->f3[fi] : NULL;
-	struct rp_path b = { .port = -1 };
-	bool solved = false;
-	long best = -1, least;
+	struct scan sc = { .best = -1, .b = { .port = -1 } };
+	const long *lp = NULL;
+	uint32_t k0 = 0;
+	long least;
 
 	rp_walker_flow(pl->walker, fi);
-	/* free ports first, then any; stop at a path within the target T */
-	for (int pass = 0; pass < 2 && best < 0; pass++)
-		for (uint32_t k = 0; k < RP_SPORT_COUNT; k++) {
-			uint16_t port = RP_SPORT_MIN + port_off(p0, k);
-			struct rp_path x;
-			long mx;
-
-			/*
-			 * Nothing within T among the first ports: with the
-			 * least load any path of the flow has (solved, not
-			 * walked), the scan can stop at the first port onto
-			 * it, the one the whole scan would end with.
-			 */
-			if (!pass && k == RP_ANY_QUICK) {
-				solved = !rp_walk_least(pl->walker, upl, dnl,
-							&least);
-				if (solved && best >= 0 && best <= least)
-					break;
-			}
-			if ((!pass && port_used(used, nused, port)) ||
-			    rp_walk_port(pl->walker, port, &x))
-				continue;
-			mx = rp_path_load(pl, upl, dnl, &x);
-			if (best < 0 || mx < best) {
-				best = mx;
-				b = x;
-			}
-			if (mx < pl->T || (solved && mx <= least))
-				break;
-		}
-	if (best < 0)
-		return -1;
-	f->up = b.up;
-	f->dn = b.dn;
-	f->spine = t->links[b.up].spine;
-	if (g) {
-		g->uu = b.uu;
-		g->ud = b.ud;
-		g->super = b.uu >= 0 ? t->ulinks[b.uu].super : -1;
-		g->spine2 = b.ud >= 0 ? t->ulinks[b.ud].spine : f->spine;
+	if (!rp_walk_solved(pl->walker)) {
+		/* where ports within T abound, solving costs more */
+		if (scan_ports(pl, upl, dnl, p0, used, nused, false, NULL, 0,
+			       RP_ANY_FIRST, &sc))
+			goto found;
+		k0 = RP_ANY_FIRST;
 	}
-	return b.port;
+	if (!rp_walk_least(pl->walker, upl, dnl, &least)) {
+		lp = &least;
+		if ((sc.best >= 0 && sc.best <= least) ||
+		    !first_within(pl, upl, dnl,
+				  least > pl->T - 1 ? least : pl->T - 1, p0,
+				  used, nused, &sc.b))
+			goto found;
+	}
+	if (!scan_ports(pl, upl, dnl, p0, used, nused, false, lp, k0,
+			RP_SPORT_COUNT, &sc) && sc.best < 0 &&
+	    !scan_ports(pl, upl, dnl, p0, used, nused, true, lp, 0,
+			RP_SPORT_COUNT, &sc) && sc.best < 0)
+		return -1;
+found:
+	f->up = sc.b.up;
+	f->dn = sc.b.dn;
+	f->spine = t->links[sc.b.up].spine;
+	if (g) {
+		g->uu = sc.b.uu;
+		g->ud = sc.b.ud;
+		g->super = sc.b.uu >= 0 ? t->ulinks[sc.b.uu].super : -1;
+		g->spine2 = sc.b.ud >= 0 ? t->ulinks[sc.b.ud].spine : f->spine;
+	}
+	return sc.b.port;
 }
 
 /*

@@ -608,6 +608,40 @@ long rp_path_load(const struct rp_plan *pl, const int *upl, const int *dnl,
 	return mx;
 }
 
+bool rp_walk_solved(const struct rp_walker *w)
+{
+	return w->lpgen == w->gen;
+}
+
+int rp_walk_within(struct rp_walker *w, const int *upl, const int *dnl,
+		   long lim, long max, rp_walk_fn fn, void *arg)
+{
+	long q = 0;
+	int n = 0;
+
+	lin_aim(w);
+	if (w->nlp < 0)
+		return -1;
+	for (int i = 0; i < w->nlp; i++) {
+		if (rp_path_load(w->pl, upl, dnl, &w->lp[i]) > lim)
+			continue;
+		q += 1L << (RP_SPORT_BITS - w->lps[i].n);
+		if (q > max)
+			return -1;
+		w->skey[n++] = i;
+	}
+	for (int j = 0; j < n; j++) {
+		const struct lsys *s = &w->lps[w->skey[j]];
+		struct rp_path p = w->lp[w->skey[j]];
+
+		for (uint32_t k = 0; k < 1u << (RP_SPORT_BITS - s->n); k++) {
+			p.port = RP_SPORT_MIN + lsys_nth(s, k);
+			fn(arg, &p);
+		}
+	}
+	return 0;
+}
+
 int rp_walk_least(struct rp_walker *w, const int *upl, const int *dnl,
 		  long *least)
 {
