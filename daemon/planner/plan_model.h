@@ -260,6 +260,15 @@ int rp_plan_probed_port(const struct rp_plan *pl, const struct flow *f,
 			const struct flow *q, const uint16_t *used, int nused,
 			int nrsv, struct hop *rest, int nrest, uint8_t *status);
 
+/* Whether port is among the n ports a connection's flows already took. */
+static inline bool rp_port_taken(const uint16_t *used, int n, uint16_t port)
+{
+	for (int i = 0; i < n; i++)
+		if (used[i] == port)
+			return true;
+	return false;
+}
+
 /* plan_stable.c: prev_of and prefer from pl->prev. -errno. */
 int rp_plan_match_prev(struct rp_plan *pl);
 /* The flow's previous self, or NULL. */

@@ -137,14 +137,6 @@ static uint32_t port_off(uint32_t p0, uint32_t k)
 }
 
 /* Whether port is in used[0..nused). */
-static bool port_used(const uint16_t *used, int nused, uint16_t port)
-{
-	for (int i = 0; i < nused; i++)
-		if (used[i] == port)
-			return true;
-	return false;
-}
-
 /* Whether port gives the wanted member at every hop to check (mask). */
 static bool hops_match(struct hop *h, int nh, unsigned int mask,
 		       uint16_t port)
@@ -202,7 +194,7 @@ static int find_port(struct hop *h, int nh, uint32_t p0, const uint16_t *used,
 		for (uint32_t k = 0; k < RP_SPORT_COUNT; k++) {
 			uint16_t port = RP_SPORT_MIN + port_off(p0, k);
 
-			if ((allow_used || !port_used(used, nused, port)) &&
+			if ((allow_used || !rp_port_taken(used, nused, port)) &&
 			    hops_match(h, nh, check, port))
 				return port;
 		}
@@ -214,7 +206,7 @@ static int find_port(struct hop *h, int nh, uint32_t p0, const uint16_t *used,
 		uint16_t port = RP_SPORT_MIN +
 				lsys_solve(&s, (p0 & freem) ^ deposit(k, freem));
 
-		if ((allow_used || !port_used(used, nused, port)) &&
+		if ((allow_used || !rp_port_taken(used, nused, port)) &&
 		    hops_match(h, nh, check, port))
 			return port;
 	}
@@ -245,7 +237,7 @@ static void first_free(void *arg, const struct rp_path *p)
 	struct first *fs = arg;
 	uint32_t k;
 
-	if (port_used(fs->used, fs->nused, p->port))
+	if (rp_port_taken(fs->used, fs->nused, p->port))
 		return;
 	k = port_rank(fs->p0, p->port - RP_SPORT_MIN);
 	if (k < fs->k) {
@@ -294,7 +286,7 @@ static bool scan_ports(struct rp_plan *pl, const int *upl, const int *dnl,
 		struct rp_path x;
 		long mx;
 
-		if ((!any && port_used(used, nused, port)) ||
+		if ((!any && rp_port_taken(used, nused, port)) ||
 		    rp_walk_port(pl->walker, port, &x))
 			continue;
 		mx = rp_path_load(pl, upl, dnl, &x);

@@ -17,14 +17,6 @@ static bool leaf_measured(const struct rp_plan *pl, int leaf)
 	return pl->t->sw[pl->t->leaf_sw[leaf]].hash.alg == RP_HASH_MEASURED;
 }
 
-static bool in_used(const uint16_t *used, int n, uint16_t port)
-{
-	for (int i = 0; i < n; i++)
-		if (used[i] == port)
-			return true;
-	return false;
-}
-
 int rp_plan_probed_port(const struct rp_plan *pl, const struct flow *f,
 			const struct flow *q, const uint16_t *used, int nused,
 			int nrsv, struct hop *rest, int nrest, uint8_t *status)
@@ -66,9 +58,9 @@ int rp_plan_probed_port(const struct rp_plan *pl, const struct flow *f,
 			continue;
 		/* a stable re-plan keeps the previous port if it still fits */
 		if (q && pr->sport == q->sport &&
-		    !in_used(used + nrsv, nused - nrsv, pr->sport))
+		    !rp_port_taken(used + nrsv, nused - nrsv, pr->sport))
 			return pr->sport;
-		if (pick < 0 && !in_used(used, nused, pr->sport))
+		if (pick < 0 && !rp_port_taken(used, nused, pr->sport))
 			pick = pr->sport;
 	}
 	if (pick < 0)

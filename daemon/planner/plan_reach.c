@@ -253,14 +253,6 @@ static bool path_eq(const struct rp_path *a, const struct rp_path *b)
 	       a->ud == b->ud;
 }
 
-static bool port_in(const uint16_t *used, int nused, uint16_t port)
-{
-	for (int i = 0; i < nused; i++)
-		if (used[i] == port)
-			return true;
-	return false;
-}
-
 /* rp_walk_paths() by walking every port (hops that cannot be solved). */
 static int walk_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
 		      int nused)
@@ -273,7 +265,7 @@ static int walk_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
 		struct rp_path x;
 		unsigned int h;
 
-		if (rp_walk_port(w, port, &x) || port_in(used, nused, port))
+		if (rp_walk_port(w, port, &x) || rp_port_taken(used, nused, port))
 			continue;
 		for (h = path_hash(&x); w->hstamp[h] == w->hgen;
 		     h = (h + 1) % RP_WALK_HASH)
@@ -538,7 +530,7 @@ static int lsys_taken(const struct lsys *s, const uint16_t *used, int nused)
 		uint32_t x = (uint32_t)used[i] - RP_SPORT_MIN;
 
 		if (used[i] >= RP_SPORT_MIN && lsys_solve(s, x) == x &&
-		    !port_in(used, i, used[i]))
+		    !rp_port_taken(used, i, used[i]))
 			n++;
 	}
 	return n;
@@ -572,7 +564,7 @@ static int solve_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
 			continue;
 		k = lsys_lower(s, p0);
 		for (x = lsys_nth(s, k);
-		     port_in(used, nused, RP_SPORT_MIN + x);
+		     rp_port_taken(used, nused, RP_SPORT_MIN + x);
 		     x = lsys_nth(s, k))
 			k = (k + 1) & (size - 1);
 		w->lp[i].port = RP_SPORT_MIN + x;
