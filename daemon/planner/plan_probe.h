@@ -163,10 +163,15 @@ struct rp_probe_opts {
 	 */
 	const atomic_bool *cancel;
 };
+/* The flag c (may be NULL) is set: probing stops. */
+static inline bool rp_cancel_set(const atomic_bool *c)
+{
+	return c && atomic_load(c);
+}
 /* o->cancel is set: the walk and the waits inside it stop. */
 static inline bool rp_probe_cancelled(const struct rp_probe_opts *o)
 {
-	return o->cancel && atomic_load(o->cancel);
+	return rp_cancel_set(o->cancel);
 }
 #define RP_PROBE_OPTS_DEFAULT { .ttl = 2, .tries = 3, .timeout_ms = 500, \
 				.rate_pps = 50, .max_ports = 0 }
@@ -221,8 +226,9 @@ void rp_probe_unexpected_fmt(const struct rp_topo *t,
  * many answered ports as the pair wants, or max_ports are looked at. New
  * answers are added to ps. A new answer from a switch the pair does not
  * expect drops the pair's answers taken before (from the cache too) and
- * walks the pair again from its first port, once per walk. Unanswered ports are in rep->fails; -errno when
- * memory runs out or fn says probing cannot work (rep->error says why).
+ * walks the pair again from its first port, once per walk. Unanswered
+ * ports are in rep->fails; -errno when memory runs out or fn says probing
+ * cannot work (rep->error says why).
  */
 int rp_probe_walk(const struct rp_probe_pair *pairs, size_t n, int nsw,
 		  const struct rp_probe_opts *o, rp_probe_fn fn, void *ctx,

@@ -97,7 +97,7 @@ int rp_probe_slot_wait(struct rp_probe_slot *sl, const atomic_bool *cancel)
 		struct timespec now, d;
 		uint64_t ms, wait;
 
-		if (cancel && atomic_load(cancel))
+		if (rp_cancel_set(cancel))
 			return -ECANCELED;
 		/* the wall clock: the one clock every host of the fabric shares */
 		clock_gettime(CLOCK_REALTIME, &now);

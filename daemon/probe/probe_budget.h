@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "plan_probe.h"	/* rp_cancel_set() */
 #include "plan_probe_budget.h"
 
 struct rp_probe_slot {

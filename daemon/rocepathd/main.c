@@ -244,6 +244,14 @@ static const char *status_path(const struct daemon *d)
 	return d->dry_run && p && !strcmp(p, RPD_STATUS_FILE_DEFAULT) ? NULL : p;
 }
 
+/* netdev's flows are to be probed anew, on r; said when r is full. */
+static void reprobe_note(struct rpd_reprobe *r, const char *netdev)
+{
+	if (rpd_reprobe_add(r, netdev))
+		rpd_warn("link %s: too many links to probe again; its cached answers stay",
+			 netdev);
+}
+
 /* The plan's result, on the loop's side: applied, counted, announced. */
 static void plan_done(struct daemon *d, struct rpd_plan_out *out)
 {
@@ -294,9 +302,7 @@ static void do_plan(struct daemon *d)
 		rpd_statpoll_check(&d->sp);
 	/* the job's thread owns the re-plan state from here until it is joined */
 	for (size_t i = 0; i < d->reprobe.n; i++)
-		if (rpd_reprobe_add(&d->k.replan.reprobe, d->reprobe.netdev[i]))
-			rpd_warn("link %s: too many links to probe again; its cached answers stay",
-				 d->reprobe.netdev[i]);
+		reprobe_note(&d->k.replan.reprobe, d->reprobe.netdev[i]);
 	d->reprobe.n = 0;
 	ret = rpd_plan_job_start(&d->job, &d->r);
 	if (!ret)
@@ -366,13 +372,9 @@ static void links_came_up(struct daemon *d, int64_t now)
 	d->need_sync = true;
 	if (!d->k.plan_info.probed)
 		return;
-	for (size_t i = 0; i < d->lm.n; i++) {
-		if (!d->lm.l[i].came_up)
-			continue;
-		if (rpd_reprobe_add(&d->reprobe, d->lm.l[i].netdev))
-			rpd_warn("link %s: too many links to probe again; its cached answers stay",
-				 d->lm.l[i].netdev);
-	}
+	for (size_t i = 0; i < d->lm.n; i++)
+		if (d->lm.l[i].came_up)
+			reprobe_note(&d->reprobe, d->lm.l[i].netdev);
 	if (!d->t_plan)
 		d->t_plan = now + d->cfg.debounce_ms;
 }

@@ -95,8 +95,9 @@ void rpd_rec_plan(const struct rpd_reconciler *r, struct rpd_plan_out *o);
 int rpd_rec_apply(struct rpd_reconciler *r, struct rpd_plan_out *o);
 
 /*
- * Recompute the plan (rpd_rec_plan() then rpd_rec_apply()). On success desired becomes the new pins (returns 1
- * when they differ from the previous desired set, else 0); on failure the
+ * Recompute the plan (rpd_rec_plan() then rpd_rec_apply()). On success
+ * desired becomes the new pins (returns 1 when they differ from the
+ * previous desired set, else 0); on failure the
  * previous desired set is kept, the reason is logged and stored in
  * last_error, and -errno is returned.
  */
