@@ -171,11 +171,15 @@ ksft_test "link down and up on a host: its flows probed again, none from the cac
 
 # 7. A spine stops answering: a clsact filter on each of its ports drops
 # the ICMP time-exceeded it sends.
-mapfile -t dead_ports < <(python3 -c 'import json, sys
+# a switch's ports in the fabric guest, from the topology's links
+spine_ports() {
+	python3 -c 'import json, sys
 for l in json.load(open(sys.argv[1]))["links"]:
     for end in ("a", "b"):
         if l[end] == sys.argv[2]:
-            print("p%d" % l[end + "_port"])' "$T" "$DEAD")
+            print("p%d" % l[end + "_port"])' "$T" "$1"
+}
+mapfile -t dead_ports < <(spine_ports "$DEAD")
 silence() { # add|del
 	local p
 	for p in "${dead_ports[@]}"; do
@@ -218,14 +222,19 @@ ksft_test "probe with $DEAD silent: retried, then reported with pair and port" d
 # port behind the silent spine costs 3 tries x 500 ms, and meanwhile the
 # daemon's loop still serves: pins flushed by hand are back before the
 # round ends.
+# reformat INDENT OUT: the topology with the same meaning, other bytes
+reformat() {
+	python3 -c 'import json, sys
+json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"), indent=int(sys.argv[3]) or None)' \
+		"$T" "$2" "$1"
+}
 before1=$(rpd_pins "$n1")
 failed1=$(rpd_log_count "$n1" 'keeping the last good plan')
 rounds1=$(rpd_log_count "$n1" 'probing from')
 same_pins() { [ "$(rpd_pins "$1")" = "$2" ]; }
 served_while_probing() {
 	local outside
-	python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"))' \
-		"$T" "$W/topology-reformatted.json"
+	reformat 0 "$W/topology-reformatted.json"
 	on_host "$n1" "cp $W/topology-reformatted.json $RPD_DIR/.topology.tmp &&
 		mv $RPD_DIR/.topology.tmp $RPD_DIR/topology.json" || return 1
 	rpd_wait_log "$n1" 'probing from' $((rounds1 + 1)) 120 || return 1
@@ -266,13 +275,6 @@ mapfile -t spines < <(python3 -c 'import json, sys
 for s in json.load(open(sys.argv[1]))["switches"]:
     if s["tier"] == "spine":
         print(s["name"])' "$T")
-spine_ports() {
-	python3 -c 'import json, sys
-for l in json.load(open(sys.argv[1]))["links"]:
-    for end in ("a", "b"):
-        if l[end] == sys.argv[2]:
-            print("p%d" % l[end + "_port"])' "$T" "$1"
-}
 police() { # add|del
 	local sp p
 	for sp in "${spines[@]}"; do
@@ -354,8 +356,7 @@ budgeted() {
 		rpd_wait_log "$n" 'plan for host|plan failed' $((p + 1)) 240 || return 1
 	done
 	# then every host's cache goes stale at once, as after a spine change
-	python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"), indent=1)' \
-		"$T" "$W/topology-budget.json"
+	reformat 1 "$W/topology-budget.json"
 	new_round "$W/topology-budget.json" topology.json || return 1
 	for g in "${guests[@]}"; do
 		read -r n name _ <<<"$g"
