@@ -31,9 +31,10 @@ die() { printf 'deps: error: %s\n' "$*" >&2; exit 1; }
 
 # shellcheck disable=SC2086
 "$TOP/scripts/apt-missing.sh" deps $PKGS || exit 1
-# FRR for the fabric's "frr" routing (fabric_bgp.sh): installed without
-# starting its service here; it runs only in the fabric guest.
-"$TOP/scripts/frr-install.sh" || exit 1
+# Daemons that run only in the guests, installed without starting their
+# services here: FRR for the fabric's "frr" routing (fabric_bgp.sh), the
+# NFS server for the placement on NFS (daemon_nfs.sh).
+"$TOP/scripts/apt-noservice.sh" deps frr nfs-kernel-server || exit 1
 
 mkdir -p "$CACHE/kernels" "$CACHE/debs"
 
