@@ -8,10 +8,10 @@
 #   steady  the files' mtimes an hour old: one open and fstat per file
 #   recent  mtimes now (just after a change): each poll also reads and
 #           hashes both files (FNV-1a 64)
-# CPU microseconds per poll of both files, MiB hashed per poll, and the
-# share of one core the poll takes at the default 5 s interval. The files
-# are on /tmp (page cache): on NFS the open adds one GETATTR round trip
-# per file, and a recent file's read is a network read.
+# CPU and wall microseconds per poll of both files, MiB hashed per poll,
+# and the share of one core the poll takes at the default 5 s interval.
+# The files are on /tmp (page cache); scripts/bench/statpoll_nfs.sh
+# measures them on an NFS mount.
 #
 # Usage: scripts/bench/statpoll.sh [quick]   ("quick": 2,048 GPUs)
 
@@ -30,9 +30,4 @@ python3 "$TOP/examples/ai-zone/gen.py" --hosts "$HOSTS" --rails 8 \
 mib() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 echo "Stat poll of topology + placement, $((HOSTS * 8)) GPUs" \
 	"(topology $(mib "$dir/topology.json") MiB, placement $(mib "$dir/placement.json") MiB)"
-printf '%-7s %8s %12s %16s %14s\n' case polls us_per_poll hashed_MiB/poll core_at_5s_%
-"$TOP/daemon/bench/pollbench" 2000 "$dir/topology.json" "$dir/placement.json" |
-	while read -r what polls us mib _ _ share; do
-		printf '%-7s %8s %12s %16s %14s\n' "$what" "${polls#*=}" "${us#*=}" \
-			"${mib#*=}" "${share#*=}"
-	done
+"$TOP/daemon/bench/pollbench" 2000 "$dir/topology.json" "$dir/placement.json"
