@@ -27,6 +27,12 @@ struct rt {
 	int s, u, s2;		/* u -1: within a pod (s2 == s) */
 };
 
+/* best_far(): per superspine the best half route on one side. */
+struct half {
+	int64_t *k;		/* its far_key(), INT64_MIN: none yet */
+	int *s, *m, *sum;	/* its spine, room and sum of spares */
+};
+
 /*
  * Resources: the directions of bundles. Up leaf-spine bundle b is b, down
  * nb + b; spine-superspine bundle k up 2 nb + k, down 2 nb + nub + k. Each
@@ -34,7 +40,8 @@ struct rt {
  */
 struct rp_route {
 	int nb, nub, nres;
-	int *cap, *load, *head;
+	/* sp: spare room, T * cap less the flows on it (best_far() reads it) */
+	int *cap, *sp, *head;
 	int *nxt, *prv, *res;	/* per node */
 	int *lock;		/* per flow: in the current ejection chain */
 	int *porder;
@@ -42,13 +49,31 @@ struct rp_route {
 	long budget;
 	struct rt *buf;		/* routes of the pair being placed */
 	int nbuf;
-	/*
-	 * best_far(): per superspine the best half route each side, and
-	 * its far_key() (INT64_MIN: none yet)
-	 */
-	int *am, *as, *asum, *bm, *bs, *bsum;
-	int64_t *ak, *bk;
+	int *usup;		/* per ubundle: its superspine, densely */
+	struct half a, b;	/* best_far(): first and second halves */
 };
+
+static void half_free(struct half *h)
+{
+	free(h->k);
+	free(h->s);
+	free(h->m);
+	free(h->sum);
+}
+
+/* Every superspine without a half route yet, as best_far() expects. */
+static int half_init(struct half *h, int nsupers)
+{
+	h->k = calloc(nsupers + 1, sizeof(*h->k));
+	h->s = calloc(nsupers + 1, sizeof(int));
+	h->m = calloc(nsupers + 1, sizeof(int));
+	h->sum = calloc(nsupers + 1, sizeof(int));
+	if (!h->k || !h->s || !h->m || !h->sum)
+		return -ENOMEM;
+	for (int u = 0; u < nsupers; u++)
+		h->k[u] = INT64_MIN;
+	return 0;
+}
 
 void rp_plan_route_free(struct rp_plan *pl)
 {
@@ -57,7 +82,7 @@ void rp_plan_route_free(struct rp_plan *pl)
 	if (!r)
 		return;
 	free(r->cap);
-	free(r->load);
+	free(r->sp);
 	free(r->head);
 	free(r->nxt);
 	free(r->prv);
@@ -65,14 +90,9 @@ void rp_plan_route_free(struct rp_plan *pl)
 	free(r->lock);
 	free(r->porder);
 	free(r->buf);
-	free(r->am);
-	free(r->as);
-	free(r->asum);
-	free(r->bm);
-	free(r->bs);
-	free(r->bsum);
-	free(r->ak);
-	free(r->bk);
+	free(r->usup);
+	half_free(&r->a);
+	half_free(&r->b);
 	free(r);
 	pl->route = NULL;
 }
@@ -89,28 +109,20 @@ static int route_init(struct rp_plan *pl)
 	r->nub = pl->nubundles;
 	r->nres = 2 * r->nb + 2 * r->nub;
 	r->cap = calloc(r->nres + 1, sizeof(int));
-	r->load = calloc(r->nres + 1, sizeof(int));
+	r->sp = calloc(r->nres + 1, sizeof(int));
 	r->head = calloc(r->nres + 1, sizeof(int));
 	r->nxt = calloc(nodes, sizeof(int));
 	r->prv = calloc(nodes, sizeof(int));
 	r->res = calloc(nodes, sizeof(int));
 	r->lock = calloc(pl->nflows + 1, sizeof(int));
 	r->porder = calloc(pl->npairs + 1, sizeof(int));
-	r->am = calloc(pl->t->nsupers + 1, sizeof(int));
-	r->as = calloc(pl->t->nsupers + 1, sizeof(int));
-	r->asum = calloc(pl->t->nsupers + 1, sizeof(int));
-	r->bm = calloc(pl->t->nsupers + 1, sizeof(int));
-	r->bs = calloc(pl->t->nsupers + 1, sizeof(int));
-	r->bsum = calloc(pl->t->nsupers + 1, sizeof(int));
-	r->ak = calloc(pl->t->nsupers + 1, sizeof(*r->ak));
-	r->bk = calloc(pl->t->nsupers + 1, sizeof(*r->bk));
-	if (!r->cap || !r->load || !r->head || !r->nxt || !r->prv || !r->res ||
-	    !r->lock || !r->porder || !r->am || !r->as || !r->asum || !r->bm ||
-	    !r->bs || !r->bsum || !r->ak || !r->bk)
+	r->usup = calloc(r->nub + 1, sizeof(int));
+	if (!r->cap || !r->sp || !r->head || !r->nxt || !r->prv || !r->res ||
+	    !r->lock || !r->porder || !r->usup ||
+	    half_init(&r->a, pl->t->nsupers) || half_init(&r->b, pl->t->nsupers))
 		return -ENOMEM;
-	/* best_far() leaves them so between calls */
-	for (int u = 0; u < pl->t->nsupers; u++)
-		r->ak[u] = r->bk[u] = INT64_MIN;
+	for (int k = 0; k < r->nub; k++)
+		r->usup[k] = pl->ubundles[k].super;
 	for (int b = 0; b < r->nb; b++)
 		r->cap[b] = r->cap[r->nb + b] = pl->bundles[b].n;
 	for (int k = 0; k < r->nub; k++)
@@ -188,7 +200,7 @@ static inline int spare(const struct rp_plan *pl, int res)
 {
 	const struct rp_route *r = pl->route;
 
-	return pl->T * r->cap[res] - r->load[res];
+	return r->sp[res];
 }
 
 static void put(struct rp_plan *pl, int fi, const struct rt *x)
@@ -202,7 +214,7 @@ static void put(struct rp_plan *pl, int fi, const struct rt *x)
 		int node = 4 * fi + k, h = r->head[res[k]];
 
 		r->res[node] = res[k];
-		r->load[res[k]]++;
+		r->sp[res[k]]--;
 		r->prv[node] = -1;
 		r->nxt[node] = h;
 		if (h >= 0)
@@ -229,7 +241,7 @@ static void take(struct rp_plan *pl, int fi)
 			r->head[x] = r->nxt[node];
 		if (r->nxt[node] >= 0)
 			r->prv[r->nxt[node]] = r->prv[node];
-		r->load[x]--;
+		r->sp[x]++;
 		r->res[node] = -1;
 	}
 	pl->flows[fi].spine = -1;
@@ -312,6 +324,54 @@ static inline int64_t far_key(int m, int sum)
 }
 
 /*
+ * One side of best_far(): per superspine u, the best half route through
+ * spines[0..n) (leaf bundle leaf-s, then s-u; up, or down the other way)
+ * into h, the first of equals kept. reach: the superspines the half may
+ * use, NULL: all. Widens [*ulo, *uhi] to the superspines it may have set.
+ * Locals and restrict let the compiler keep the arrays in registers:
+ * this is most of three tiers' route assignment.
+ */
+static void best_half(const struct rp_plan *pl, const int *spines, int n,
+		      int leaf, bool down, const uint8_t *restrict reach,
+		      const struct half *h, size_t *ulo, size_t *uhi)
+{
+	const struct rp_route *r = pl->route;
+	const int *restrict sp = r->sp, *restrict usup = r->usup;
+	const int *restrict ub0 = pl->spine_ub0;
+	const int *restrict lb = pl->bidx + (size_t)leaf * pl->t->nspines;
+	const int *restrict usp = sp + 2 * r->nb + (down ? r->nub : 0);
+	int64_t *restrict hk = h->k;
+	int lo = down ? r->nb : 0;
+
+	for (int c = 0; c < n; c++) {
+		int s = spines[c], b = ub0[s], bend = ub0[s + 1];
+		int sa = sp[lo + lb[s]];
+
+		if (b == bend)
+			continue;
+		/* by (spine, super): the first and last are the extremes */
+		*ulo = (size_t)usup[b] < *ulo ? (size_t)usup[b] : *ulo;
+		*uhi = (size_t)usup[bend - 1] > *uhi ? (size_t)usup[bend - 1] :
+			*uhi;
+		for (; b < bend; b++) {
+			int u = usup[b], su = usp[b];
+			int m = sa < su ? sa : su;
+			int64_t k;
+
+			if (reach && !reach[u])
+				continue;
+			k = far_key(m, sa + su);
+			if (k > hk[u]) {
+				hk[u] = k;
+				h->s[u] = s;
+				h->m[u] = m;
+				h->sum[u] = sa + su;
+			}
+		}
+	}
+}
+
+/*
  * The best route between pods without listing them all: per superspine u
  * the best first half (spine s: leaf-s up, s-u up) and the best second
  * half (spine s2: u-s2 down, s2-leaf down), then the best u. Ties go to
@@ -321,72 +381,24 @@ static inline int64_t far_key(int m, int sum)
 static int best_far(const struct rp_plan *pl, const struct pair *p,
 		    struct rt *x)
 {
-	const struct rp_topo *t = pl->t;
 	const struct rp_route *r = pl->route;
-	size_t ns = t->nspines, nu = t->nsupers;
-	const struct ubundle *ub = pl->ubundles;
-	int64_t *ak = r->ak, *bk = r->bk;
+	size_t nu = pl->t->nsupers;
+	const struct half *a = &r->a, *b = &r->b;
 	int best = -1, bm = -(1 << 30), bsum = -(1 << 30);
-	int uo = 2 * r->nb, dno = 2 * r->nb + r->nub;
-	/* the superspines touched: ak[] and bk[] are INT64_MIN elsewhere */
+	/* the superspines touched: a->k[] and b->k[] are INT64_MIN elsewhere */
 	size_t ulo = nu, uhi = 0;
 
-	for (int c = 0; c < p->nc; c++) {
-		int s = pl->cs[p->c0 + c];
-		int sa = spare(pl, pl->bidx[p->src * ns + s]);
-		int bend = pl->spine_ub0[s + 1];
-
-		for (int b = pl->spine_ub0[s]; b < bend; b++) {
-			int u = ub[b].super;
-			int su = spare(pl, uo + b);
-			int m = sa < su ? sa : su;
-			int64_t k;
-
-			if (!ureaches(pl, u, p->dst))
-				continue;
-			k = far_key(m, sa + su);
-			if (k > ak[u]) {
-				if (ak[u] == INT64_MIN) {
-					ulo = (size_t)u < ulo ? (size_t)u : ulo;
-					uhi = (size_t)u > uhi ? (size_t)u : uhi;
-				}
-				ak[u] = k;
-				r->as[u] = s;
-				r->am[u] = m;
-				r->asum[u] = sa + su;
-			}
-		}
-	}
-	for (int c = 0; c < p->nk; c++) {
-		int s2 = pl->cs[p->k0 + c];
-		int sd = spare(pl, r->nb + pl->bidx[p->dst * ns + s2]);
-		int bend = pl->spine_ub0[s2 + 1];
-
-		for (int b = pl->spine_ub0[s2]; b < bend; b++) {
-			int u = ub[b].super;
-			int su = spare(pl, dno + b);
-			int m = sd < su ? sd : su;
-			int64_t k = far_key(m, sd + su);
-
-			if (k > bk[u]) {
-				if (bk[u] == INT64_MIN) {
-					ulo = (size_t)u < ulo ? (size_t)u : ulo;
-					uhi = (size_t)u > uhi ? (size_t)u : uhi;
-				}
-				bk[u] = k;
-				r->bs[u] = s2;
-				r->bm[u] = m;
-				r->bsum[u] = sd + su;
-			}
-		}
-	}
+	best_half(pl, &pl->cs[p->c0], p->nc, p->src, false,
+		  &pl->ureach[(size_t)p->dst * nu], &r->a, &ulo, &uhi);
+	best_half(pl, &pl->cs[p->k0], p->nk, p->dst, true, NULL, &r->b,
+		  &ulo, &uhi);
 	for (size_t u = ulo; u <= uhi && u < nu; u++) {
 		int m, sum;
 
-		if (ak[u] == INT64_MIN || bk[u] == INT64_MIN)
+		if (a->k[u] == INT64_MIN || b->k[u] == INT64_MIN)
 			continue;
-		m = r->am[u] < r->bm[u] ? r->am[u] : r->bm[u];
-		sum = r->asum[u] + r->bsum[u];
+		m = a->m[u] < b->m[u] ? a->m[u] : b->m[u];
+		sum = a->sum[u] + b->sum[u];
 		if (best < 0 || better(m, sum, bm, bsum)) {
 			best = u;
 			bm = m;
@@ -394,9 +406,9 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 		}
 	}
 	if (best >= 0)
-		*x = (struct rt){ r->as[best], best, r->bs[best] };
+		*x = (struct rt){ a->s[best], best, b->s[best] };
 	for (size_t u = ulo; u <= uhi && u < nu; u++)
-		ak[u] = bk[u] = INT64_MIN;
+		a->k[u] = b->k[u] = INT64_MIN;
 	return best < 0 ? INT_MIN : bm;
 }
 
@@ -454,7 +466,8 @@ static int place(struct rp_plan *pl, int fi, int depth)
 			}
 		if (nfull != 1)
 			continue;
-		cand = malloc((r->load[full] + 1) * sizeof(int));
+		cand = malloc((pl->T * r->cap[full] - r->sp[full] + 1) *
+			      sizeof(int));
 		if (!cand) {
 			ret = -ENOMEM;
 			break;
@@ -495,9 +508,10 @@ int rp_plan_route_assign(struct rp_plan *pl, int T, int attempt)
 	r = pl->route;
 	pl->T = T;
 	r->attempt = attempt < 0 ? 0 : attempt;
-	memset(r->load, 0, r->nres * sizeof(int));
-	for (int i = 0; i < r->nres; i++)
+	for (int i = 0; i < r->nres; i++) {
+		r->sp[i] = T * r->cap[i];
 		r->head[i] = -1;
+	}
 	for (int i = 0; i < 4 * pl->nflows; i++)
 		r->res[i] = -1;
 	for (int i = 0; i < pl->nflows; i++) {
