@@ -50,7 +50,17 @@ struct rp_route {
 	struct rt *buf;		/* routes of the pair being placed */
 	int nbuf;
 	int *usup;		/* per ubundle: its superspine, densely */
+	int *csa, *crow;	/* half_update(): per spine of the pair */
 	struct half a, b;	/* best_far(): first and second halves */
+	/*
+	 * a and b are pair far_pair's (-1: none) as of change far_gen, set
+	 * at most for superspines [far_lo, far_hi]; gen counts put()s and
+	 * take()s, put_* is the last put(): its change, pair and route
+	 */
+	int far_pair, put_pair;
+	size_t far_lo, far_hi;
+	unsigned long gen, far_gen, put_gen;
+	struct rt put_rt;
 };
 
 static void half_free(struct half *h)
@@ -91,6 +101,8 @@ void rp_plan_route_free(struct rp_plan *pl)
 	free(r->porder);
 	free(r->buf);
 	free(r->usup);
+	free(r->csa);
+	free(r->crow);
 	half_free(&r->a);
 	half_free(&r->b);
 	free(r);
@@ -117,12 +129,16 @@ static int route_init(struct rp_plan *pl)
 	r->lock = calloc(pl->nflows + 1, sizeof(int));
 	r->porder = calloc(pl->npairs + 1, sizeof(int));
 	r->usup = calloc(r->nub + 1, sizeof(int));
+	r->csa = calloc(pl->t->nspines + 1, sizeof(int));
+	r->crow = calloc(pl->t->nspines + 1, sizeof(int));
 	if (!r->cap || !r->sp || !r->head || !r->nxt || !r->prv || !r->res ||
-	    !r->lock || !r->porder || !r->usup ||
+	    !r->lock || !r->porder || !r->usup || !r->csa || !r->crow ||
 	    half_init(&r->a, pl->t->nsupers) || half_init(&r->b, pl->t->nsupers))
 		return -ENOMEM;
 	for (int k = 0; k < r->nub; k++)
 		r->usup[k] = pl->ubundles[k].super;
+	r->far_pair = -1;
+	r->far_lo = pl->t->nsupers;
 	for (int b = 0; b < r->nb; b++)
 		r->cap[b] = r->cap[r->nb + b] = pl->bundles[b].n;
 	for (int k = 0; k < r->nub; k++)
@@ -224,6 +240,9 @@ static void put(struct rp_plan *pl, int fi, const struct rt *x)
 	f->spine = x->s;
 	pl->f3[fi].super = x->u;
 	pl->f3[fi].spine2 = x->s2;
+	r->put_gen = ++r->gen;
+	r->put_pair = f->pair;
+	r->put_rt = *x;
 }
 
 static void take(struct rp_plan *pl, int fi)
@@ -244,6 +263,7 @@ static void take(struct rp_plan *pl, int fi)
 		r->sp[x]++;
 		r->res[node] = -1;
 	}
+	r->gen++;
 	pl->flows[fi].spine = -1;
 }
 
@@ -323,6 +343,21 @@ static inline int64_t far_key(int m, int sum)
 	return (int64_t)m * ((int64_t)1 << 32) + ((int64_t)sum - INT32_MIN);
 }
 
+/* Half route s-u (spares sa, su) into h when it beats u's best so far. */
+static inline void half_try(const struct half *h, int u, int s, int sa,
+			    int su)
+{
+	int m = sa < su ? sa : su;
+	int64_t k = far_key(m, sa + su);
+
+	if (k > h->k[u]) {
+		h->k[u] = k;
+		h->s[u] = s;
+		h->m[u] = m;
+		h->sum[u] = sa + su;
+	}
+}
+
 /*
  * One side of best_far(): per superspine u, the best half route through
  * spines[0..n) (leaf bundle leaf-s, then s-u; up, or down the other way)
@@ -340,7 +375,6 @@ static void best_half(const struct rp_plan *pl, const int *spines, int n,
 	const int *restrict ub0 = pl->spine_ub0;
 	const int *restrict lb = pl->bidx + (size_t)leaf * pl->t->nspines;
 	const int *restrict usp = sp + 2 * r->nb + (down ? r->nub : 0);
-	int64_t *restrict hk = h->k;
 	int lo = down ? r->nb : 0;
 
 	for (int c = 0; c < n; c++) {
@@ -354,21 +388,95 @@ static void best_half(const struct rp_plan *pl, const int *spines, int n,
 		*uhi = (size_t)usup[bend - 1] > *uhi ? (size_t)usup[bend - 1] :
 			*uhi;
 		for (; b < bend; b++) {
-			int u = usup[b], su = usp[b];
-			int m = sa < su ? sa : su;
-			int64_t k;
+			int u = usup[b];
 
-			if (reach && !reach[u])
-				continue;
-			k = far_key(m, sa + su);
-			if (k > hk[u]) {
-				hk[u] = k;
-				h->s[u] = s;
-				h->m[u] = m;
-				h->sum[u] = sa + su;
-			}
+			if (!reach || reach[u])
+				half_try(h, u, s, sa, usp[b]);
 		}
 	}
+}
+
+/*
+ * Superspine u's best half chosen again among n spines, in best_half()'s
+ * order, from their leaf bundles' spares sa[] and ubidx rows row[]; u has
+ * one at least.
+ */
+static void half_choose(const struct rp_plan *pl, const int *restrict sa,
+			const int *restrict row, int n, bool down,
+			const struct half *h, int u)
+{
+	const struct rp_route *r = pl->route;
+	const int *restrict ubu = pl->ubidx + u;
+	const int *restrict usp = r->sp + 2 * r->nb + (down ? r->nub : 0);
+	int bc = -1, bsu = 0;
+	int64_t bk = INT64_MIN;
+
+	for (int c = 0; c < n; c++) {
+		int b = ubu[row[c]], su;
+		int64_t k;
+
+		if (b < 0)
+			continue;
+		su = usp[b];
+		k = far_key(sa[c] < su ? sa[c] : su, sa[c] + su);
+		if (k > bk) {
+			bk = k;
+			bc = c;
+			bsu = su;
+		}
+	}
+	h->k[u] = bk;
+	h->m[u] = sa[bc] < bsu ? sa[bc] : bsu;
+	h->sum[u] = sa[bc] + bsu;
+	/* the row is the spine's */
+	h->s[u] = row[bc] / (int)pl->t->nsupers;
+}
+
+/*
+ * h as best_half() would find it again after one more flow of its pair
+ * went through spine s: each half through s lost room (at least its leaf
+ * bundle's), the others kept theirs, so only a superspine whose best was
+ * through s can change; it is chosen again. The first flow of a pair pays
+ * for all its spines, the others for fewer.
+ */
+static void half_update(const struct rp_plan *pl, const int *spines, int n,
+			int leaf, bool down, const struct half *h, int s)
+{
+	const struct rp_route *r = pl->route;
+	const int *lb = pl->bidx + (size_t)leaf * pl->t->nspines;
+	int lo = down ? r->nb : 0;
+
+	for (int c = 0; c < n; c++) {
+		r->csa[c] = r->sp[lo + lb[spines[c]]];
+		r->crow[c] = spines[c] * pl->t->nsupers;
+	}
+	for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++) {
+		int u = r->usup[b];
+
+		if (h->k[u] != INT64_MIN && h->s[u] == s)
+			half_choose(pl, r->csa, r->crow, n, down, h, u);
+	}
+}
+
+/* No pair's halves in r: best_far() starts afresh. */
+static void far_forget(struct rp_route *r)
+{
+	for (size_t u = r->far_lo; u <= r->far_hi; u++)
+		r->a.k[u] = r->b.k[u] = INT64_MIN;
+	r->far_pair = -1;
+}
+
+/*
+ * Whether r's halves are pair pi's now, or one put() of a flow of pi
+ * away from it (half_update() catches up).
+ */
+static bool far_cached(const struct rp_route *r, int pi)
+{
+	if (r->far_pair != pi)
+		return false;
+	return r->gen == r->far_gen ||
+	       (r->gen == r->far_gen + 1 && r->put_gen == r->gen &&
+		r->put_pair == pi);
 }
 
 /*
@@ -376,23 +484,35 @@ static void best_half(const struct rp_plan *pl, const int *spines, int n,
  * the best first half (spine s: leaf-s up, s-u up) and the best second
  * half (spine s2: u-s2 down, s2-leaf down), then the best u. Ties go to
  * the lowest indices. *x gets the route; returns its room (<= 0: none has
- * room), or INT_MIN when the pair has no route.
+ * room), or INT_MIN when the pair has no route. The halves stay for the
+ * pair's next flow.
  */
 static int best_far(const struct rp_plan *pl, const struct pair *p,
 		    struct rt *x)
 {
-	const struct rp_route *r = pl->route;
+	struct rp_route *r = pl->route;
 	size_t nu = pl->t->nsupers;
 	const struct half *a = &r->a, *b = &r->b;
-	int best = -1, bm = -(1 << 30), bsum = -(1 << 30);
-	/* the superspines touched: a->k[] and b->k[] are INT64_MIN elsewhere */
-	size_t ulo = nu, uhi = 0;
+	int best = -1, bm = -(1 << 30), bsum = -(1 << 30), pi = p - pl->pairs;
 
-	best_half(pl, &pl->cs[p->c0], p->nc, p->src, false,
-		  &pl->ureach[(size_t)p->dst * nu], &r->a, &ulo, &uhi);
-	best_half(pl, &pl->cs[p->k0], p->nk, p->dst, true, NULL, &r->b,
-		  &ulo, &uhi);
-	for (size_t u = ulo; u <= uhi && u < nu; u++) {
+	if (!far_cached(r, pi)) {
+		far_forget(r);
+		r->far_lo = nu;
+		r->far_hi = 0;
+		best_half(pl, &pl->cs[p->c0], p->nc, p->src, false,
+			  &pl->ureach[(size_t)p->dst * nu], a, &r->far_lo,
+			  &r->far_hi);
+		best_half(pl, &pl->cs[p->k0], p->nk, p->dst, true, NULL, b,
+			  &r->far_lo, &r->far_hi);
+		r->far_pair = pi;
+	} else if (r->gen != r->far_gen) {
+		half_update(pl, &pl->cs[p->c0], p->nc, p->src, false, a,
+			    r->put_rt.s);
+		half_update(pl, &pl->cs[p->k0], p->nk, p->dst, true, b,
+			    r->put_rt.s2);
+	}
+	r->far_gen = r->gen;
+	for (size_t u = r->far_lo; u <= r->far_hi && u < nu; u++) {
 		int m, sum;
 
 		if (a->k[u] == INT64_MIN || b->k[u] == INT64_MIN)
@@ -407,8 +527,6 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 	}
 	if (best >= 0)
 		*x = (struct rt){ a->s[best], best, b->s[best] };
-	for (size_t u = ulo; u <= uhi && u < nu; u++)
-		a->k[u] = b->k[u] = INT64_MIN;
 	return best < 0 ? INT_MIN : bm;
 }
 
@@ -508,6 +626,7 @@ int rp_plan_route_assign(struct rp_plan *pl, int T, int attempt)
 	r = pl->route;
 	pl->T = T;
 	r->attempt = attempt < 0 ? 0 : attempt;
+	far_forget(r);
 	for (int i = 0; i < r->nres; i++) {
 		r->sp[i] = T * r->cap[i];
 		r->head[i] = -1;
