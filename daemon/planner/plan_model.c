@@ -576,7 +576,7 @@ static int cmp_dst_adj(const void *a, const void *b, void *ctx)
 	return x->src < y->src ? -1 : x->src > y->src;
 }
 
-/* Common spines of a pair within a pod: counted, or written to cs. */
+/* Common spines of a pair within a pod, into cs from *ncs on. */
 static void pair_common(struct rp_plan *pl, struct pair *p, int *cs, int *ncs)
 {
 	/* both leaves' spines in index order: their intersection */
@@ -586,23 +586,19 @@ static void pair_common(struct rp_plan *pl, struct pair *p, int *cs, int *ncs)
 	const int *be = &pl->leaf_sp[pl->leaf_s0[p->dst + 1]];
 	int k = 0;
 
-	if (!cs)
-		p->c0 = *ncs;
+	p->c0 = *ncs;
 	while (a < ae && b < be) {
 		if (*a < *b) {
 			a++;
 		} else if (*b < *a) {
 			b++;
 		} else {
-			if (cs)
-				cs[p->c0 + k] = *a;
+			cs[p->c0 + k] = *a;
 			k++;
 			a++;
 			b++;
 		}
 	}
-	if (cs)
-		return;
 	p->nc = p->nk = k;
 	p->k0 = p->c0;
 	*ncs += k;
@@ -617,10 +613,9 @@ static void pair_common(struct rp_plan *pl, struct pair *p, int *cs, int *ncs)
 static void pair_hops(struct rp_plan *pl, struct pair *p, int *umark, int *cs,
 		      int *ncs)
 {
-	int st = 2 * (p - pl->pairs) + 1 + !cs, nf = 0, nl = 0;
+	int st = p - pl->pairs + 1, nf = 0, nl = 0;
 
-	if (!cs)
-		p->c0 = *ncs;
+	p->c0 = *ncs;
 	/* the source leaf's spines (a bundle: up links), in index order */
 	for (int i = pl->leaf_s0[p->src]; i < pl->leaf_s0[p->src + 1]; i++) {
 		int s = pl->leaf_sp[i];
@@ -636,14 +631,11 @@ static void pair_hops(struct rp_plan *pl, struct pair *p, int *umark, int *cs,
 		}
 		if (!first)
 			continue;
-		if (cs)
-			cs[p->c0 + nf] = s;
+		cs[p->c0 + nf] = s;
 		nf++;
 	}
-	if (!cs) {
-		p->nc = nf;
-		p->k0 = p->c0 + nf;
-	}
+	p->nc = nf;
+	p->k0 = p->c0 + nf;
 	for (int i = pl->leaf_s0[p->dst]; nf && i < pl->leaf_s0[p->dst + 1]; i++) {
 		int s = pl->leaf_sp[i];
 		bool last = false;
@@ -652,20 +644,18 @@ static void pair_hops(struct rp_plan *pl, struct pair *p, int *umark, int *cs,
 			last = umark[pl->ubundles[b].super] == st;
 		if (!last)
 			continue;
-		if (cs)
-			cs[p->k0 + nl] = s;
+		cs[p->k0 + nl] = s;
 		nl++;
 	}
-	if (!cs) {
-		p->nk = nl;
-		*ncs += nf + nl;
-	}
+	p->nk = nl;
+	*ncs += nf + nl;
 }
 
 int rp_plan_make_pairs(struct rp_plan *pl)
 {
 	const struct rp_topo *t = pl->t;
-	int n = 0, np = 0, ncs = 0, *mark, ret;
+	int n = 0, np = 0, ncs = 0, *mark, *trimmed, ret;
+	size_t bound = 0;
 
 	for (int i = 0; i < pl->nflows; i++) {
 		struct flow *f = &pl->flows[i];
@@ -699,32 +689,43 @@ int rp_plan_make_pairs(struct rp_plan *pl)
 		pl->flows[pl->order[i]].pair = np - 1;
 	}
 	pl->npairs = np;
-	/* common spines; between pods first- and last-hop spines */
-	mark = calloc(t->nsupers + 1, sizeof(int));
-	if (!mark)
-		return -ENOMEM;
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass) {
-			pl->cs = calloc(ncs + 1, sizeof(int));
-			pl->x = calloc(ncs + 1, sizeof(int));
-			if (!pl->cs || !pl->x) {
-				free(mark);
-				return -ENOMEM;
-			}
-		}
-		for (int i = 0; i < np; i++) {
-			struct pair *p = &pl->pairs[i];
+	/*
+	 * common spines; between pods first- and last-hop spines. One pass
+	 * into room for every spine of both leaves, trimmed after: counting
+	 * first cost as much as the pass (the pages never written are never
+	 * touched).
+	 */
+	for (int i = 0; i < np; i++) {
+		const struct pair *p = &pl->pairs[i];
 
-			if (p->src == p->dst)
-				continue;
-			p->xpod = t->nsupers && xpod(t, p->src, p->dst);
-			if (p->xpod)
-				pair_hops(pl, p, mark, pass ? pl->cs : NULL, &ncs);
-			else
-				pair_common(pl, p, pass ? pl->cs : NULL, &ncs);
-		}
+		if (p->src != p->dst)
+			bound += pl->leaf_s0[p->src + 1] - pl->leaf_s0[p->src] +
+				 pl->leaf_s0[p->dst + 1] - pl->leaf_s0[p->dst];
+	}
+	mark = calloc(t->nsupers + 1, sizeof(int));
+	pl->cs = calloc(bound + 1, sizeof(int));
+	if (!mark || !pl->cs) {
+		free(mark);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < np; i++) {
+		struct pair *p = &pl->pairs[i];
+
+		if (p->src == p->dst)
+			continue;
+		p->xpod = t->nsupers && xpod(t, p->src, p->dst);
+		if (p->xpod)
+			pair_hops(pl, p, mark, pl->cs, &ncs);
+		else
+			pair_common(pl, p, pl->cs, &ncs);
 	}
 	free(mark);
+	trimmed = realloc(pl->cs, (ncs + 1) * sizeof(int));
+	if (trimmed)
+		pl->cs = trimmed;
+	pl->x = calloc(ncs + 1, sizeof(int));
+	if (!pl->x)
+		return -ENOMEM;
 	for (int i = 0; i < np; i++) {
 		struct pair *p = &pl->pairs[i];
 
