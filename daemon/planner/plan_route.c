@@ -458,12 +458,14 @@ static void half_update(const struct rp_plan *pl, const int *spines, int n,
 	}
 }
 
-/* No pair's halves in r: best_far() starts afresh. */
-static void far_forget(struct rp_route *r)
+/* No pair's halves in r (nu superspines): best_far() starts afresh. */
+static void far_forget(struct rp_route *r, size_t nu)
 {
-	for (size_t u = r->far_lo; u <= r->far_hi; u++)
+	for (size_t u = r->far_lo; u <= r->far_hi && u < nu; u++)
 		r->a.k[u] = r->b.k[u] = INT64_MIN;
 	r->far_pair = -1;
+	r->far_lo = nu;
+	r->far_hi = 0;
 }
 
 /*
@@ -496,9 +498,7 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 	int best = -1, bm = -(1 << 30), bsum = -(1 << 30), pi = p - pl->pairs;
 
 	if (!far_cached(r, pi)) {
-		far_forget(r);
-		r->far_lo = nu;
-		r->far_hi = 0;
+		far_forget(r, nu);
 		best_half(pl, &pl->cs[p->c0], p->nc, p->src, false,
 			  &pl->ureach[(size_t)p->dst * nu], a, &r->far_lo,
 			  &r->far_hi);
@@ -626,7 +626,7 @@ int rp_plan_route_assign(struct rp_plan *pl, int T, int attempt)
 	r = pl->route;
 	pl->T = T;
 	r->attempt = attempt < 0 ? 0 : attempt;
-	far_forget(r);
+	far_forget(r, pl->t->nsupers);
 	for (int i = 0; i < r->nres; i++) {
 		r->sp[i] = T * r->cap[i];
 		r->head[i] = -1;
