@@ -85,6 +85,15 @@ struct lhop {
 	uint16_t row[32];
 };
 
+/* The k rows of a hop's equations: row b has bit j where column j has b. */
+static inline void lhop_rows(uint16_t *row, int k, const uint32_t *col)
+{
+	memset(row, 0, k * sizeof(*row));
+	for (int j = 0; j < RP_SPORT_BITS; j++)
+		for (uint32_t c = col[j]; c; c &= c - 1)
+			row[__builtin_ctz(c)] |= (uint16_t)(1u << j);
+}
+
 /* Fills l for context c and a group of n; -1 (l->k too) when unsolvable. */
 static inline int lhop_init(struct lhop *l, const struct rp_hash_ctx *c,
 			    int n)
@@ -99,13 +108,7 @@ static inline int lhop_init(struct lhop *l, const struct rp_hash_ctx *c,
 			       col);
 	if (l->k < 0)
 		return -1;
-	for (int b = 0; b < l->k; b++) {
-		uint16_t row = 0;
-
-		for (int j = 0; j < RP_SPORT_BITS; j++)
-			row |= (uint16_t)((col[j] >> b & 1) << j);
-		l->row[b] = row;
-	}
+	lhop_rows(l->row, l->k, col);
 	return 0;
 }
 
@@ -118,6 +121,58 @@ static inline int lhop_rebase(struct lhop *l, const struct rp_hash_ctx *c,
 		return 0;
 	return rp_hash_ctx_lin(c, RP_SPORT_MIN, 0, n, &l->m0, NULL) == l->k ?
 	       0 : -1;
+}
+
+/*
+ * A hop's equations kept from one context to the next: the port's terms
+ * depend on the hash (algorithm, selection), the group and where the port
+ * sits in the input, not on the addresses, which only move m0. Most
+ * contexts see the same again (one switch's aims, or the same tier's hop
+ * of a pair's flows), and only m0 is worked out anew.
+ */
+struct lhop_memo {
+	struct lhop lh;		/* lh.k < 0: nothing kept */
+	int n;
+	enum rp_hash_alg alg;
+	enum rp_hash_sel sel;
+	size_t len, off[RP_HASH_MAX_FIELDS];
+	unsigned int ns;
+};
+
+/* Whether m's rows hold for context c and a group of n. */
+static inline bool lhop_memo_same(const struct lhop_memo *m,
+				  const struct rp_hash_ctx *c, int n)
+{
+	if (m->lh.k < 0 || m->n != n)
+		return false;
+	/* no choice: no rows, and c may not be set up */
+	if (n <= 1)
+		return true;
+	return m->alg == c->m->alg && m->sel == c->m->sel && m->len == c->len &&
+	       m->ns == c->nsport &&
+	       !memcmp(m->off, c->sport_off, c->nsport * sizeof(*m->off));
+}
+
+/* lhop_init() through m: NULL when unsolvable. */
+static inline const struct lhop *lhop_memo_get(struct lhop_memo *m,
+					       const struct rp_hash_ctx *c,
+					       int n)
+{
+	if (lhop_memo_same(m, c, n) && !lhop_rebase(&m->lh, c, n))
+		return &m->lh;
+	if (lhop_init(&m->lh, c, n)) {
+		m->lh.k = -1;
+		return NULL;
+	}
+	m->n = n;
+	if (n <= 1)
+		return &m->lh;
+	m->alg = c->m->alg;
+	m->sel = c->m->sel;
+	m->len = c->len;
+	m->ns = c->nsport;
+	memcpy(m->off, c->sport_off, c->nsport * sizeof(*m->off));
+	return &m->lh;
 }
 
 /* Adds "the hop gives member m" to s; false if inconsistent. */

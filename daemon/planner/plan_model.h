@@ -15,6 +15,7 @@
 #define ROCEPATH_PLAN_MODEL_H
 
 #include "plan_int.h"
+#include "plan_lsys.h"
 
 struct rp_route;
 
@@ -252,6 +253,7 @@ struct hop {
 	int want, n;
 	bool check;
 	struct rp_hash_ctx c;
+	struct lhop_memo rows;	/* plan_ports.c: c's equations */
 };
 
 /* plan_probe_plan.c: port of f (through a measured leaf) or -1 with

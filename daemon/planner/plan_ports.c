@@ -167,28 +167,22 @@ static int find_port(struct hop *h, int nh, uint32_t p0, const uint16_t *used,
 	int d;
 
 	for (int i = 0; i < nh; i++) {
-		uint32_t m0, col[RP_SPORT_BITS];
-		int k;
+		const struct lhop *l = NULL;
 
 		if (i && !h[i].check)
 			continue;
-		k = rp_hash_ctx_lin(&h[i].c, RP_SPORT_MIN, RP_SPORT_BITS, h[i].n,
-				    &m0, col);
-		if (k < 0) {
+		/* a measured table or an empty group is checked port by port */
+		if (h[i].c.lin && h[i].n > 0)
+			l = lhop_memo_get(&h[i].rows, &h[i].c, h[i].n);
+		if (!l) {
 			check |= 1u << i;
 			continue;
 		}
 		any_lin = true;
 		if (h[i].want < 0)
 			return -1;
-		for (int b = 0; b < k; b++) {
-			uint16_t row = 0;
-
-			for (int j = 0; j < RP_SPORT_BITS; j++)
-				row |= (uint16_t)((col[j] >> b & 1) << j);
-			if (!lsys_add(&s, row, ((uint32_t)h[i].want ^ m0) >> b & 1))
-				return -1;	/* no port reaches these members */
-		}
+		if (!lhop_want(&s, l, h[i].want))
+			return -1;	/* no port reaches these members */
 	}
 	if (!any_lin) {
 		for (uint32_t k = 0; k < RP_SPORT_COUNT; k++) {
@@ -434,10 +428,14 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 	int ngl = 0, nused = 0, nrsv = 0, gsrc = -1, gdst = -1;
 	int *sgrp = grp + gmax, *ugrp = grp + 2 * gmax, cur_s = -1, nsg = 0;
 	bool routed = pair_routed(p);
+	struct hop h[4];
 	int ret;
 
 	if (p->src != p->dst && !routed)
 		return 0;
+	/* h[] keeps each hop's rows for the pair's next flow (find_port()) */
+	for (int i = 0; i < 4; i++)
+		h[i].rows.lh.k = -1;
 	if (routed) {
 		/* three tiers: routes come from rp_plan_route_assign() */
 		if (!pl->f3) {
@@ -456,7 +454,6 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 			&pl->prev->f3[pl->prev_of[fi]] : NULL;
 		const struct rp_nic *sn = &t->nics[f->src_nic];
 		const struct rp_nic *dn = &t->nics[f->dst_nic];
-		struct hop h[4];
 		int nh = 0, port = -1, want_l = -1;
 		uint8_t st = ST_NO_PORT;
 		uint32_t p0;

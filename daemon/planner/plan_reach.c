@@ -19,13 +19,8 @@ struct rp_hopc {
 	int gen;		/* valid when == walker gen */
 	int n, off;		/* group size; its links at grp + off */
 	struct rp_hash_ctx c;
-	int lgen;		/* lh valid when == walker gen */
-	struct lhop lh;		/* the members as equations (k < 0: none) */
-	/* what lh's rows were built for: they stay while these do */
-	const struct rp_hash_model *lm;
-	size_t llen, loff[RP_HASH_MAX_FIELDS];
-	unsigned int lns;
-	int ln;
+	int lgen;		/* lm valid when == walker gen */
+	struct lhop_memo lm;	/* the members as equations */
 };
 
 struct rp_walker {
@@ -331,20 +326,6 @@ int rp_walk_routes(struct rp_walker *w,
 }
 
 /*
- * Whether the hop's rows still hold for its context: the port's terms
- * depend on the model, the group and where the port sits in the input,
- * not on the addresses, which only move m0.
- */
-static bool hop_lin_same(const struct rp_hopc *h)
-{
-	const struct rp_hash_ctx *c = &h->c;
-
-	return h->lh.k >= 0 && h->lm == c->m && h->ln == h->n &&
-	       h->llen == c->len && h->lns == c->nsport &&
-	       !memcmp(h->loff, c->sport_off, c->nsport * sizeof(*h->loff));
-}
-
-/*
  * The hop's equations, once per aim; NULL when not solvable. A switch
  * keeps its rows from aim to aim (most aims see the same model and group
  * again), and only m0 is worked out anew.
@@ -352,20 +333,9 @@ static bool hop_lin_same(const struct rp_hopc *h)
 static const struct lhop *hop_lin(struct rp_walker *w, struct rp_hopc *h)
 {
 	if (h->lgen == w->gen)
-		return h->lh.k < 0 ? NULL : &h->lh;
+		return h->lm.lh.k < 0 ? NULL : &h->lm.lh;
 	h->lgen = w->gen;
-	if (hop_lin_same(h) && !lhop_rebase(&h->lh, &h->c, h->n))
-		return &h->lh;
-	if (lhop_init(&h->lh, &h->c, h->n)) {
-		h->lh.k = -1;
-		return NULL;
-	}
-	h->lm = h->c.m;
-	h->ln = h->n;
-	h->llen = h->c.len;
-	h->lns = h->c.nsport;
-	memcpy(h->loff, h->c.sport_off, h->c.nsport * sizeof(*h->loff));
-	return &h->lh;
+	return lhop_memo_get(&h->lm, &h->c, h->n);
 }
 
 /* Keeps path p down dn, taken by the ports of s. */
