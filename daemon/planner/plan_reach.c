@@ -475,20 +475,45 @@ static uint32_t lsys_nth(const struct lsys *s, uint32_t k)
 	return lsys_solve(s, deposit(k, freem));
 }
 
-/* Index of s's first port at or after x0, 0 past its last (the wrap). */
-static uint32_t lsys_lower(const struct lsys *s, uint32_t x0)
+/* Index of solution x of s: its free bits, gathered (deposit()'s inverse). */
+static uint32_t lsys_rank(const struct lsys *s, uint32_t x)
 {
-	uint32_t size = 1u << (RP_SPORT_BITS - s->n), lo = 0, hi = size;
+	uint32_t freem = ~(uint32_t)s->pivots & RP_SPORT_MASK, k = 0;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	for (uint32_t m = freem, i = 1; m; m &= m - 1, i <<= 1)
+		if (x & m & -m)
+			k |= i;
+	return k;
+}
 
-		if (lsys_nth(s, mid) < x0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo == size ? 0 : lo;
+/*
+ * s's first port at or after x0, its first past its last (the wrap). A
+ * pivot bit follows from the free bits above it (each pivot is the lowest
+ * bit of its row), so x0 is a port unless some row fails on it; below the
+ * highest failing pivot nothing of x0 can stay. The first port beyond
+ * keeps x0 above a bit that x0 has clear and the port may set: that
+ * pivot itself when it is forced to 1, else the lowest free bit above it
+ * that x0 has clear; the bits below are the least they can be.
+ */
+static uint32_t lsys_ceil(const struct lsys *s, uint32_t x0)
+{
+	uint32_t freem = ~(uint32_t)s->pivots & RP_SPORT_MASK, above, up;
+	int top = -1;
+
+	for (int i = 0; i < s->n; i++)
+		if (((s->rhs[i] ^ __builtin_parity(s->row[i] & x0)) & 1) &&
+		    s->piv[i] > top)
+			top = s->piv[i];
+	if (top < 0)
+		return x0;
+	if (!(x0 >> top & 1))
+		return lsys_solve(s, (x0 & ~((1u << top) - 1)) | 1u << top);
+	above = ~((2u << top) - 1);
+	up = freem & ~x0 & above;
+	if (!up)
+		return lsys_solve(s, 0);
+	up = 1u << __builtin_ctz(up);
+	return lsys_solve(s, (x0 & ~(up - 1)) | up);
 }
 
 /* How many distinct ports of used[] are solutions of s. */
@@ -532,11 +557,14 @@ static int solve_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
 
 		if (taken == (int)size)
 			continue;
-		k = lsys_lower(s, p0);
-		for (x = lsys_nth(s, k);
-		     rp_port_taken(used, nused, RP_SPORT_MIN + x);
-		     x = lsys_nth(s, k))
-			k = (k + 1) & (size - 1);
+		x = lsys_ceil(s, p0);
+		if (rp_port_taken(used, nused, RP_SPORT_MIN + x)) {
+			k = lsys_rank(s, x);
+			do {
+				k = (k + 1) & (size - 1);
+				x = lsys_nth(s, k);
+			} while (rp_port_taken(used, nused, RP_SPORT_MIN + x));
+		}
 		w->lp[i].port = RP_SPORT_MIN + x;
 		w->lp[i].nports = size - taken;
 		w->skey[n++] = ((x - p0) & RP_SPORT_MASK) << RP_SPORT_BITS | i;
