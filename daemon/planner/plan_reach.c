@@ -516,6 +516,19 @@ static uint32_t lsys_ceil(const struct lsys *s, uint32_t x0)
 	return lsys_solve(s, (x0 & ~(up - 1)) | up);
 }
 
+/*
+ * Whether x is a solution of s: each row holds (a row is its pivot and
+ * free bits). Most ports are not, and fail at the first row or so, where
+ * lsys_solve(s, x) == x would work out every row.
+ */
+static bool lsys_has(const struct lsys *s, uint32_t x)
+{
+	for (int i = 0; i < s->n; i++)
+		if ((s->rhs[i] ^ __builtin_parity(s->row[i] & x)) & 1)
+			return false;
+	return true;
+}
+
 /* How many distinct ports of used[] are solutions of s. */
 static int lsys_taken(const struct lsys *s, const uint16_t *used, int nused)
 {
@@ -524,7 +537,7 @@ static int lsys_taken(const struct lsys *s, const uint16_t *used, int nused)
 	for (int i = 0; i < nused; i++) {
 		uint32_t x = (uint32_t)used[i] - RP_SPORT_MIN;
 
-		if (used[i] >= RP_SPORT_MIN && lsys_solve(s, x) == x &&
+		if (used[i] >= RP_SPORT_MIN && lsys_has(s, x) &&
 		    !rp_port_taken(used, i, used[i]))
 			n++;
 	}
