@@ -27,10 +27,17 @@ struct rt {
 	int s, u, s2;		/* u -1: within a pod (s2 == s) */
 };
 
-/* best_far(): per superspine the best half route on one side. */
+/*
+ * best_far(): per superspine the best half route on one side, as a
+ * tournament over the pair's spines: superspine u's nodes at
+ * tk[u * stride ..], spine c's half route's far_key() at leaf np + c, each
+ * node the greater of its two, node 1 the best (INT64_MIN: none). A
+ * flow's put() changes one leaf per superspine, whose best is then a path
+ * to the root away instead of a look at every spine.
+ */
 struct half {
-	int64_t *k;		/* its far_key(), INT64_MIN: none yet */
-	int *s, *m, *sum;	/* its spine, room and sum of spares */
+	int64_t *tk;
+	int np, stride;
 };
 
 /*
@@ -50,7 +57,6 @@ struct rp_route {
 	struct rt *buf;		/* routes of the pair being placed */
 	int nbuf;
 	int *usup;		/* per ubundle: its superspine, densely */
-	int *csa, *crow;	/* half_update(): per spine of the pair */
 	struct half a, b;	/* best_far(): first and second halves */
 	/*
 	 * a and b are pair far_pair's (-1: none) as of change far_gen, set
@@ -65,24 +71,48 @@ struct rp_route {
 
 static void half_free(struct half *h)
 {
-	free(h->k);
-	free(h->s);
-	free(h->m);
-	free(h->sum);
+	free(h->tk);
 }
 
-/* Every superspine without a half route yet, as best_far() expects. */
-static int half_init(struct half *h, int nsupers)
+/*
+ * Every superspine without a half route yet, as best_far() expects;
+ * tournaments for up to np spines.
+ */
+static int half_init(struct half *h, int nsupers, int np)
 {
-	h->k = calloc(nsupers + 1, sizeof(*h->k));
-	h->s = calloc(nsupers + 1, sizeof(int));
-	h->m = calloc(nsupers + 1, sizeof(int));
-	h->sum = calloc(nsupers + 1, sizeof(int));
-	if (!h->k || !h->s || !h->m || !h->sum)
+	h->stride = 2 * np;
+	h->tk = calloc((size_t)nsupers * h->stride + 1, sizeof(*h->tk));
+	if (!h->tk)
 		return -ENOMEM;
 	for (int u = 0; u < nsupers; u++)
-		h->k[u] = INT64_MIN;
+		h->tk[(size_t)u * h->stride + 1] = INT64_MIN;
 	return 0;
+}
+
+/* Leaves of a tournament over n spines: a power of two. */
+static int half_leaves(int n)
+{
+	int np = 1;
+
+	while (np < n)
+		np *= 2;
+	return np;
+}
+
+/* The most spines a side of a pair between pods has, as leaves. */
+static int far_leaves(const struct rp_plan *pl)
+{
+	int n = 1;
+
+	for (int i = 0; i < pl->npairs; i++) {
+		const struct pair *p = &pl->pairs[i];
+
+		if (!p->xpod)
+			continue;
+		n = p->nc > n ? p->nc : n;
+		n = p->nk > n ? p->nk : n;
+	}
+	return half_leaves(n);
 }
 
 void rp_plan_route_free(struct rp_plan *pl)
@@ -101,8 +131,6 @@ void rp_plan_route_free(struct rp_plan *pl)
 	free(r->porder);
 	free(r->buf);
 	free(r->usup);
-	free(r->csa);
-	free(r->crow);
 	half_free(&r->a);
 	half_free(&r->b);
 	free(r);
@@ -113,6 +141,7 @@ static int route_init(struct rp_plan *pl)
 {
 	struct rp_route *r = calloc(1, sizeof(*r));
 	size_t nodes = 4 * (size_t)pl->nflows + 1;
+	int np = far_leaves(pl);
 
 	if (!r)
 		return -ENOMEM;
@@ -129,11 +158,10 @@ static int route_init(struct rp_plan *pl)
 	r->lock = calloc(pl->nflows + 1, sizeof(int));
 	r->porder = calloc(pl->npairs + 1, sizeof(int));
 	r->usup = calloc(r->nub + 1, sizeof(int));
-	r->csa = calloc(pl->t->nspines + 1, sizeof(int));
-	r->crow = calloc(pl->t->nspines + 1, sizeof(int));
 	if (!r->cap || !r->sp || !r->head || !r->nxt || !r->prv || !r->res ||
-	    !r->lock || !r->porder || !r->usup || !r->csa || !r->crow ||
-	    half_init(&r->a, pl->t->nsupers) || half_init(&r->b, pl->t->nsupers))
+	    !r->lock || !r->porder || !r->usup ||
+	    half_init(&r->a, pl->t->nsupers, np) ||
+	    half_init(&r->b, pl->t->nsupers, np))
 		return -ENOMEM;
 	for (int k = 0; k < r->nub; k++)
 		r->usup[k] = pl->ubundles[k].super;
@@ -343,19 +371,42 @@ static inline int64_t far_key(int m, int sum)
 	return (int64_t)m * ((int64_t)1 << 32) + ((int64_t)sum - INT32_MIN);
 }
 
-/* Half route s-u (spares sa, su) into h when it beats u's best so far. */
-static inline void half_try(const struct half *h, int u, int s, int sa,
-			    int su)
+/* The room and sum of spares of a far_key(). */
+static inline int key_m(int64_t k)
 {
-	int m = sa < su ? sa : su;
-	int64_t k = far_key(m, sa + su);
+	return (int)(k >> 32);
+}
 
-	if (k > h->k[u]) {
-		h->k[u] = k;
-		h->s[u] = s;
-		h->m[u] = m;
-		h->sum[u] = sa + su;
-	}
+static inline int key_sum(int64_t k)
+{
+	return (int)((k & 0xFFFFFFFF) + INT32_MIN);
+}
+
+/* Half route with spares sa, su as a tournament leaf. */
+static inline int64_t half_key(int sa, int su)
+{
+	return far_key(sa < su ? sa : su, sa + su);
+}
+
+/* Superspine u's best half's far_key(), INT64_MIN: none. */
+static inline int64_t half_best(const struct half *h, size_t u)
+{
+	return h->tk[u * h->stride + 1];
+}
+
+/*
+ * The spine of u's best half: down the tournament to the first leaf
+ * with the best key, as the first of equals wins (the left one of a node
+ * wins when it is the node's).
+ */
+static int half_spine(const struct half *h, const int *spines, size_t u)
+{
+	const int64_t *tk = h->tk + u * h->stride;
+	int i = 1;
+
+	while (i < h->np)
+		i = tk[2 * i] == tk[i] ? 2 * i : 2 * i + 1;
+	return spines[i - h->np];
 }
 
 /*
@@ -368,93 +419,93 @@ static inline void half_try(const struct half *h, int u, int s, int sa,
  */
 static void best_half(const struct rp_plan *pl, const int *spines, int n,
 		      int leaf, bool down, const uint8_t *restrict reach,
-		      const struct half *h, size_t *ulo, size_t *uhi)
+		      struct half *h, size_t *ulo, size_t *uhi)
 {
 	const struct rp_route *r = pl->route;
 	const int *restrict sp = r->sp, *restrict usup = r->usup;
 	const int *restrict ub0 = pl->spine_ub0;
 	const int *restrict lb = pl->bidx + (size_t)leaf * pl->t->nspines;
 	const int *restrict usp = sp + 2 * r->nb + (down ? r->nub : 0);
-	int lo = down ? r->nb : 0;
+	int64_t *restrict tk = h->tk;
+	int lo = down ? r->nb : 0, np = half_leaves(n), stride = h->stride;
+	size_t hlo = SIZE_MAX, hhi = 0, nub = 0;
 
+	h->np = np;
+	/* by (spine, super): each spine's first and last are its extremes */
 	for (int c = 0; c < n; c++) {
-		int s = spines[c], b = ub0[s], bend = ub0[s + 1];
-		int sa = sp[lo + lb[s]];
+		int b = ub0[spines[c]], bend = ub0[spines[c] + 1];
 
 		if (b == bend)
 			continue;
-		/* by (spine, super): the first and last are the extremes */
-		*ulo = (size_t)usup[b] < *ulo ? (size_t)usup[b] : *ulo;
-		*uhi = (size_t)usup[bend - 1] > *uhi ? (size_t)usup[bend - 1] :
-			*uhi;
-		for (; b < bend; b++) {
-			int u = usup[b];
-
-			if (!reach || reach[u])
-				half_try(h, u, s, sa, usp[b]);
-		}
+		hlo = (size_t)usup[b] < hlo ? (size_t)usup[b] : hlo;
+		hhi = (size_t)usup[bend - 1] > hhi ? (size_t)usup[bend - 1] : hhi;
+		nub += bend - b;
 	}
-}
-
-/*
- * Superspine u's best half chosen again among n spines, in best_half()'s
- * order, from their leaf bundles' spares sa[] and ubidx rows row[]; u has
- * one at least.
- */
-static void half_choose(const struct rp_plan *pl, const int *restrict sa,
-			const int *restrict row, int n, bool down,
-			const struct half *h, int u)
-{
-	const struct rp_route *r = pl->route;
-	const int *restrict ubu = pl->ubidx + u;
-	const int *restrict usp = r->sp + 2 * r->nb + (down ? r->nub : 0);
-	int bc = -1, bsu = 0;
-	int64_t bk = INT64_MIN;
-
+	if (hlo > hhi)
+		return;
+	/* a leaf no bundle sets is empty: all of them but where every spine
+	 * reaches every superspine of the range, as meshed ones do */
+	for (size_t u = hlo; u <= hhi; u++)
+		for (int c = nub == (hhi - hlo + 1) * n ? n : 0; c < np; c++)
+			tk[u * stride + np + c] = INT64_MIN;
+	/* superspines out of reach get leaves too, but never a root */
 	for (int c = 0; c < n; c++) {
-		int b = ubu[row[c]], su;
-		int64_t k;
+		int s = spines[c], sa = sp[lo + lb[s]];
 
-		if (b < 0)
-			continue;
-		su = usp[b];
-		k = far_key(sa[c] < su ? sa[c] : su, sa[c] + su);
-		if (k > bk) {
-			bk = k;
-			bc = c;
-			bsu = su;
-		}
+		for (int b = ub0[s]; b < ub0[s + 1]; b++)
+			tk[(size_t)usup[b] * stride + np + c] =
+				half_key(sa, usp[b]);
 	}
-	h->k[u] = bk;
-	h->m[u] = sa[bc] < bsu ? sa[bc] : bsu;
-	h->sum[u] = sa[bc] + bsu;
-	/* the row is the spine's */
-	h->s[u] = row[bc] / (int)pl->t->nsupers;
+	/* the others' roots stay empty (far_forget()) */
+	for (size_t u = hlo; u <= hhi; u++) {
+		int64_t *t = tk + u * stride;
+
+		if (reach && !reach[u])
+			continue;
+		for (int i = np - 1; i > 0; i--)
+			t[i] = t[2 * i + 1] > t[2 * i] ? t[2 * i + 1] : t[2 * i];
+	}
+	*ulo = hlo < *ulo ? hlo : *ulo;
+	*uhi = hhi > *uhi ? hhi : *uhi;
 }
 
 /*
  * h as best_half() would find it again after one more flow of its pair
- * went through spine s: each half through s lost room (at least its leaf
- * bundle's), the others kept theirs, so only a superspine whose best was
- * through s can change; it is chosen again. The first flow of a pair pays
- * for all its spines, the others for fewer.
+ * went through spine s: only s's halves lost room (its leaf bundle's, and
+ * one superspine's bundle), so only s's leaves change, and each of their
+ * superspines' best is played again up its path. The first flow of a
+ * pair pays for all its spines, the others for one.
  */
 static void half_update(const struct rp_plan *pl, const int *spines, int n,
-			int leaf, bool down, const struct half *h, int s)
+			int leaf, bool down, struct half *h, int s)
 {
 	const struct rp_route *r = pl->route;
-	const int *lb = pl->bidx + (size_t)leaf * pl->t->nspines;
-	int lo = down ? r->nb : 0;
+	const int *usp = r->sp + 2 * r->nb + (down ? r->nub : 0);
+	int c = 0, sa;
 
-	for (int c = 0; c < n; c++) {
-		r->csa[c] = r->sp[lo + lb[spines[c]]];
-		r->crow[c] = spines[c] * pl->t->nsupers;
-	}
+	while (c < n && spines[c] != s)
+		c++;
+	if (c == n)
+		return;
+	sa = r->sp[(down ? r->nb : 0) +
+		   pl->bidx[(size_t)leaf * pl->t->nspines + s]];
 	for (int b = pl->spine_ub0[s]; b < pl->spine_ub0[s + 1]; b++) {
-		int u = r->usup[b];
+		size_t u = r->usup[b];
+		int64_t *t = h->tk + u * h->stride;
 
-		if (h->k[u] != INT64_MIN && h->s[u] == s)
-			half_choose(pl, r->csa, r->crow, n, down, h, u);
+		/* superspines the side may not use have none */
+		if (t[1] == INT64_MIN)
+			continue;
+		t[h->np + c] = half_key(sa, usp[b]);
+		/* a node that keeps its key keeps its ancestors' */
+		for (int i = (h->np + c) / 2; i > 0; i /= 2) {
+			int64_t k = t[2 * i + 1] > t[2 * i] ? t[2 * i + 1] :
+				    t[2 * i];
+
+			if (k == t[i])
+				break;
+			t[i] = k;
+		}
 	}
 }
 
@@ -462,7 +513,8 @@ static void half_update(const struct rp_plan *pl, const int *spines, int n,
 static void far_forget(struct rp_route *r, size_t nu)
 {
 	for (size_t u = r->far_lo; u <= r->far_hi && u < nu; u++)
-		r->a.k[u] = r->b.k[u] = INT64_MIN;
+		r->a.tk[u * r->a.stride + 1] = r->b.tk[u * r->b.stride + 1] =
+			INT64_MIN;
 	r->far_pair = -1;
 	r->far_lo = nu;
 	r->far_hi = 0;
@@ -494,7 +546,7 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 {
 	struct rp_route *r = pl->route;
 	size_t nu = pl->t->nsupers;
-	const struct half *a = &r->a, *b = &r->b;
+	struct half *a = &r->a, *b = &r->b;
 	int best = -1, bm = -(1 << 30), bsum = -(1 << 30), pi = p - pl->pairs;
 
 	if (!far_cached(r, pi)) {
@@ -513,12 +565,13 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 	}
 	r->far_gen = r->gen;
 	for (size_t u = r->far_lo; u <= r->far_hi && u < nu; u++) {
+		int64_t ka = half_best(a, u), kb = half_best(b, u);
 		int m, sum;
 
-		if (a->k[u] == INT64_MIN || b->k[u] == INT64_MIN)
+		if (ka == INT64_MIN || kb == INT64_MIN)
 			continue;
-		m = a->m[u] < b->m[u] ? a->m[u] : b->m[u];
-		sum = a->sum[u] + b->sum[u];
+		m = key_m(ka) < key_m(kb) ? key_m(ka) : key_m(kb);
+		sum = key_sum(ka) + key_sum(kb);
 		if (best < 0 || better(m, sum, bm, bsum)) {
 			best = u;
 			bm = m;
@@ -526,7 +579,8 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 		}
 	}
 	if (best >= 0)
-		*x = (struct rt){ a->s[best], best, b->s[best] };
+		*x = (struct rt){ half_spine(a, &pl->cs[p->c0], best), best,
+				  half_spine(b, &pl->cs[p->k0], best) };
 	return best < 0 ? INT_MIN : bm;
 }
 
