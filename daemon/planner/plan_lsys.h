@@ -19,12 +19,14 @@
 
 /*
  * A linear system over the port's low 14 bits, in reduced row echelon
- * form: row i has its pivot bit piv[i] and no other row has that bit.
+ * form: row i has its pivot bit piv[i] and no other row has that bit,
+ * and its right-hand side in bit i of rhs (so that lsym_member() flips
+ * them all at once).
  */
 struct lsys {
 	int n;
-	uint16_t row[RP_SPORT_BITS], pivots;
-	uint8_t rhs[RP_SPORT_BITS], piv[RP_SPORT_BITS];
+	uint16_t row[RP_SPORT_BITS], pivots, rhs;
+	uint8_t piv[RP_SPORT_BITS];
 };
 
 /* Adds <row, x> = rhs; false if the system becomes inconsistent. */
@@ -35,7 +37,7 @@ static inline bool lsys_add(struct lsys *s, uint16_t row, int rhs)
 	for (int i = 0; i < s->n; i++)
 		if (row >> s->piv[i] & 1) {
 			row ^= s->row[i];
-			rhs ^= s->rhs[i];
+			rhs ^= s->rhs >> i & 1;
 		}
 	if (!row)
 		return !rhs;
@@ -43,10 +45,10 @@ static inline bool lsys_add(struct lsys *s, uint16_t row, int rhs)
 	for (int i = 0; i < s->n; i++)
 		if (s->row[i] >> p & 1) {
 			s->row[i] ^= row;
-			s->rhs[i] ^= rhs;
+			s->rhs ^= (uint16_t)(rhs << i);
 		}
 	s->row[s->n] = row;
-	s->rhs[s->n] = rhs;
+	s->rhs |= (uint16_t)(rhs << s->n);
 	s->piv[s->n++] = p;
 	s->pivots |= 1u << p;
 	return true;
@@ -58,8 +60,8 @@ static inline uint32_t lsys_solve(const struct lsys *s, uint32_t free)
 	uint32_t x = free & ~(uint32_t)s->pivots & ((1u << RP_SPORT_BITS) - 1);
 
 	for (int i = 0; i < s->n; i++)
-		x |= (uint32_t)((s->rhs[i] ^ __builtin_parity(s->row[i] & x)) & 1)
-		     << s->piv[i];
+		x |= (uint32_t)((s->rhs >> i ^ __builtin_parity(s->row[i] & x)) &
+				1) << s->piv[i];
 	return x;
 }
 
@@ -194,6 +196,7 @@ static inline bool lhop_want(struct lsys *s, const struct lhop *l, int m)
 struct lsym {
 	struct lsys s;			/* rhs at m = 0 */
 	uint32_t ry[RP_SPORT_BITS];	/* rhs bits' dependence on m */
+	uint16_t fy[32];		/* the same by m's bit: rows it flips */
 	int nz;
 	uint32_t zy[32];		/* conditions <zy, m> = zc */
 	uint8_t zc[32];
@@ -208,7 +211,7 @@ static inline void lsym_add(struct lsym *t, uint16_t row, int c, uint32_t y)
 	for (int i = 0; i < s->n; i++)
 		if (row >> s->piv[i] & 1) {
 			row ^= s->row[i];
-			c ^= s->rhs[i];
+			c ^= s->rhs >> i & 1;
 			y ^= t->ry[i];
 		}
 	if (!row) {
@@ -224,11 +227,11 @@ static inline void lsym_add(struct lsym *t, uint16_t row, int c, uint32_t y)
 	for (int i = 0; i < s->n; i++)
 		if (s->row[i] >> p & 1) {
 			s->row[i] ^= row;
-			s->rhs[i] ^= c;
+			s->rhs ^= (uint16_t)(c << i);
 			t->ry[i] ^= y;
 		}
 	s->row[s->n] = row;
-	s->rhs[s->n] = c;
+	s->rhs |= (uint16_t)(c << s->n);
 	t->ry[s->n] = y;
 	s->piv[s->n++] = p;
 	s->pivots |= 1u << p;
@@ -244,6 +247,10 @@ static inline void lsym_init(struct lsym *t, const struct lsys *s,
 	t->none = false;
 	for (int b = 0; b < l->k; b++)
 		lsym_add(t, l->row[b], l->m0 >> b & 1, 1u << b);
+	memset(t->fy, 0, sizeof(t->fy));
+	for (int i = 0; i < t->s.n; i++)
+		for (uint32_t y = t->ry[i]; y; y &= y - 1)
+			t->fy[__builtin_ctz(y)] |= (uint16_t)(1u << i);
 }
 
 /* lhop_want() of member m: false if inconsistent, else *out the system. */
@@ -256,8 +263,8 @@ static inline bool lsym_member(const struct lsym *t, uint32_t m,
 		if ((__builtin_parity(t->zy[z] & m) ^ t->zc[z]) & 1)
 			return false;
 	*out = t->s;
-	for (int i = 0; i < out->n; i++)
-		out->rhs[i] ^= __builtin_parity(t->ry[i] & m);
+	for (; m; m &= m - 1)
+		out->rhs ^= t->fy[__builtin_ctz(m)];
 	return true;
 }
 

@@ -504,7 +504,7 @@ static uint32_t lsys_ceil(const struct lsys *s, uint32_t x0)
 	int top = -1;
 
 	for (int i = 0; i < s->n; i++)
-		if (((s->rhs[i] ^ __builtin_parity(s->row[i] & x0)) & 1) &&
+		if (((s->rhs >> i ^ __builtin_parity(s->row[i] & x0)) & 1) &&
 		    s->piv[i] > top)
 			top = s->piv[i];
 	if (top < 0)
@@ -527,7 +527,7 @@ static uint32_t lsys_ceil(const struct lsys *s, uint32_t x0)
 static bool lsys_has(const struct lsys *s, uint32_t x)
 {
 	for (int i = 0; i < s->n; i++)
-		if ((s->rhs[i] ^ __builtin_parity(s->row[i] & x)) & 1)
+		if ((s->rhs >> i ^ __builtin_parity(s->row[i] & x)) & 1)
 			return false;
 	return true;
 }
