@@ -253,7 +253,8 @@ struct hop {
 	int want, n;
 	bool check;
 	struct rp_hash_ctx c;
-	struct lhop_memo rows;	/* plan_ports.c: c's equations */
+	int sw, src_nic, dst_nic;	/* plan_ports.c: what c is for */
+	struct lhop_memo rows;		/* plan_ports.c: c's equations */
 };
 
 /* plan_probe_plan.c: port of f (through a measured leaf) or -1 with

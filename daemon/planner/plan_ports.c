@@ -113,13 +113,26 @@ static int pick_least(const struct rp_plan *pl, const int *links, int n,
 	return best;
 }
 
-/* Sets a hop (no compound literal: the hash context is large). */
-static struct rp_hash_ctx *hop_set(struct hop *h, int want, int n, bool check)
+/*
+ * Sets a hop (no compound literal: the hash context is large) to switch
+ * sw's hash for a flow between two NICs. The QPs of a connection come in
+ * a row and mostly take the same switches, whose context then stays.
+ */
+static void hop_set(struct rp_plan *pl, struct hop *h, int sw, int src_nic,
+		    int dst_nic, int want, int n, bool check)
 {
+	const struct rp_topo *t = pl->t;
+
 	h->want = want;
 	h->n = n;
 	h->check = check;
-	return &h->c;
+	if (h->sw == sw && h->src_nic == src_nic && h->dst_nic == dst_nic)
+		return;
+	h->sw = sw;
+	h->src_nic = src_nic;
+	h->dst_nic = dst_nic;
+	rp_hash_ctx_init(&h->c, &t->sw[sw].hash, &t->nics[src_nic].addr,
+			 &t->nics[dst_nic].addr, &pl->lin);
 }
 
 /*
@@ -427,15 +440,19 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 	struct pair *p = &pl->pairs[pi];
 	int ngl = 0, nused = 0, nrsv = 0, gsrc = -1, gdst = -1;
 	int *sgrp = grp + gmax, *ugrp = grp + 2 * gmax, cur_s = -1, nsg = 0;
+	int cur_u = -1, nug = 0;
+	uint32_t p0 = 0;	/* the NICs' first port to try */
 	bool routed = pair_routed(p);
 	struct hop h[4];
 	int ret;
 
 	if (p->src != p->dst && !routed)
 		return 0;
-	/* h[] keeps each hop's rows for the pair's next flow (find_port()) */
-	for (int i = 0; i < 4; i++)
+	/* h[] keeps each hop for the pair's next flow (hop_set(), find_port()) */
+	for (int i = 0; i < 4; i++) {
+		h[i].sw = -1;
 		h[i].rows.lh.k = -1;
+	}
 	if (routed) {
 		/* three tiers: routes come from rp_plan_route_assign() */
 		if (!pl->f3) {
@@ -452,15 +469,14 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 		const struct flow *q = prev_flow(pl, fi);
 		const struct flow3 *q3 = q && pl->prev->f3 ?
 			&pl->prev->f3[pl->prev_of[fi]] : NULL;
-		const struct rp_nic *sn = &t->nics[f->src_nic];
-		const struct rp_nic *dn = &t->nics[f->dst_nic];
 		int nh = 0, port = -1, want_l = -1;
 		uint8_t st = ST_NO_PORT;
-		uint32_t p0;
 
 		if (f->src_nic != gsrc || f->dst_nic != gdst) {
 			gsrc = f->src_nic;
 			gdst = f->dst_nic;
+			p0 = fnv1a(2166136261u, t->nics[gsrc].addr.raw, 16);
+			p0 = fnv1a(p0, t->nics[gdst].addr.raw, 16) % 16384;
 			/*
 			 * used[0..nrsv): the group's previous ports, which new
 			 * flows avoid; then the ports given out so far
@@ -478,8 +494,6 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 			}
 			nused = nrsv;
 		}
-		p0 = fnv1a(2166136261u, sn->addr.raw, 16);
-		p0 = fnv1a(p0, dn->addr.raw, 16) % 16384;
 		if (routed) {
 			int s = f->spine, s2 = g ? g->spine2 : s;
 			int u = g ? g->super : -1, pu, pd, puu = -1, pud = -1;
@@ -492,16 +506,13 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 			f->dn = pick_link(pl, &pl->blinks[db->s0], db->n, dnl,
 					  q ? q->dn : -1);
 			want_l = member_of(grp, ngl < gmax ? ngl : gmax, f->up);
-			rp_hash_ctx_init(hop_set(&h[nh++], want_l, ngl, true),
-					 &t->sw[t->leaf_sw[p->src]].hash,
-					 &sn->addr, &dn->addr, &pl->lin);
+			hop_set(pl, &h[nh++], t->leaf_sw[p->src], f->src_nic,
+				f->dst_nic, want_l, ngl, true);
 			if (u >= 0) {
 				const struct ubundle *a =
 					&pl->ubundles[pl->ubidx[(size_t)s * t->nsupers + u]];
 				const struct ubundle *b =
 					&pl->ubundles[pl->ubidx[(size_t)s2 * t->nsupers + u]];
-				int nug;
-
 				g->uu = pick_link(pl, &pl->ublinks[a->l0], a->n,
 						  upl + t->nlinks, q3 ? q3->uu : -1);
 				g->ud = pick_link(pl, &pl->ublinks[b->s0], b->n,
@@ -511,25 +522,23 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 					nsg = rp_plan_spine_group(pl, s, p->dst, sgrp,
 								  gmax);
 				}
-				nug = rp_plan_super_group(pl, u, p->dst, ugrp, gmax);
-				rp_hash_ctx_init(hop_set(&h[nh++],
-							 member_of(sgrp, nsg, g->uu),
-							 nsg, nsg > 1),
-						 &t->sw[t->spine_sw[s]].hash,
-						 &sn->addr, &dn->addr, &pl->lin);
-				rp_hash_ctx_init(hop_set(&h[nh++],
-							 member_of(ugrp, nug, g->ud),
-							 nug, nug > 1),
-						 &t->sw[t->super_sw[u]].hash,
-						 &sn->addr, &dn->addr, &pl->lin);
+				if (u != cur_u) {
+					cur_u = u;
+					nug = rp_plan_super_group(pl, u, p->dst, ugrp,
+								  gmax);
+				}
+				hop_set(pl, &h[nh++], t->spine_sw[s], f->src_nic,
+					f->dst_nic, member_of(sgrp, nsg, g->uu), nsg,
+					nsg > 1);
+				hop_set(pl, &h[nh++], t->super_sw[u], f->src_nic,
+					f->dst_nic, member_of(ugrp, nug, g->ud), nug,
+					nug > 1);
 				puu = g->uu;
 				pud = g->ud;
 			}
-			rp_hash_ctx_init(hop_set(&h[nh++],
-						 member_of(&pl->blinks[db->s0], db->n,
-							   f->dn), db->n, db->n > 1),
-					 &t->sw[t->spine_sw[s2]].hash,
-					 &sn->addr, &dn->addr, &pl->lin);
+			hop_set(pl, &h[nh++], t->spine_sw[s2], f->src_nic,
+				f->dst_nic, member_of(&pl->blinks[db->s0], db->n,
+						      f->dn), db->n, db->n > 1);
 			if (t->sw[t->leaf_sw[p->src]].hash.alg == RP_HASH_MEASURED)
 				port = rp_plan_probed_port(pl, f, q, used, nused,
 							   nrsv, h + 1, nh - 1,
