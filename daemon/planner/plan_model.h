@@ -346,6 +346,9 @@ long rp_path_load(const struct rp_plan *pl, const int *upl, const int *dnl,
  */
 int rp_walk_least(struct rp_walker *w, const int *upl, const int *dnl,
 		  long *least);
+/* The same when the loads have only grown since the last call on the aim. */
+int rp_walk_least_grown(struct rp_walker *w, const int *upl, const int *dnl,
+			long *least);
 /* Whether the aim's paths are solved already (rp_walk_least() is cheap). */
 bool rp_walk_solved(const struct rp_walker *w);
 /*

@@ -344,7 +344,8 @@ static int find_any(struct rp_plan *pl, int fi, const int *upl,
 			goto found;
 		k0 = RP_ANY_FIRST;
 	}
-	if (!rp_walk_least(pl->walker, upl, dnl, &least)) {
+	/* the pair's flows only add to the loads (rp_plan_route_pair()) */
+	if (!rp_walk_least_grown(pl->walker, upl, dnl, &least)) {
 		lp = &least;
 		if ((sc.best >= 0 && sc.best <= least) ||
 		    !first_within(pl, upl, dnl,

@@ -42,6 +42,10 @@ struct rp_walker {
 	int lpgen, nlp;		/* nlp -1: a hop is not solvable */
 	struct rp_path *lp;
 	struct lsys *lps;	/* each path's ports, as a system */
+	/* rp_walk_least_grown(): the last least, on path lsi, in loads l* */
+	int lsgen, lsi;
+	long lsv;
+	const int *lsupl, *lsdnl;
 	uint32_t *skey;		/* rp_walk_paths(): first port << 14 | path */
 	uint32_t *stmp;		/* sort_keys()'s other half */
 	struct lsym t0, t1, t2, t3;	/* lin_paths(): per tier, members open */
@@ -680,9 +684,33 @@ int rp_walk_least(struct rp_walker *w, const int *upl, const int *dnl,
 	for (int i = 0; i < w->nlp; i++) {
 		long mx = rp_path_load(w->pl, upl, dnl, &w->lp[i]);
 
-		if (best < 0 || mx < best)
+		if (best < 0 || mx < best) {
 			best = mx;
+			w->lsi = i;
+		}
 	}
+	w->lsgen = w->gen;
+	w->lsv = best;
+	w->lsupl = upl;
+	w->lsdnl = dnl;
 	*least = best;
 	return 0;
+}
+
+/*
+ * Loads that only grew keep every path at least as busy, so the least
+ * stands while the path that had it still has it: about half the
+ * paths have it, and most calls of a connection's QPs skip the look at
+ * them all.
+ */
+int rp_walk_least_grown(struct rp_walker *w, const int *upl, const int *dnl,
+			long *least)
+{
+	if (w->lsgen == w->gen && w->lpgen == w->gen && w->nlp > 0 &&
+	    w->lsupl == upl && w->lsdnl == dnl &&
+	    rp_path_load(w->pl, upl, dnl, &w->lp[w->lsi]) == w->lsv) {
+		*least = w->lsv;
+		return 0;
+	}
+	return rp_walk_least(w, upl, dnl, least);
 }
