@@ -29,15 +29,15 @@ struct rt {
 
 /*
  * best_far(): per superspine the best half route on one side, as a
- * tournament over the pair's spines: superspine u's nodes at
- * tk[u * stride ..], spine c's half route's far_key() at leaf np + c, each
- * node the greater of its two, node 1 the best (INT64_MIN: none). A
- * flow's put() changes one leaf per superspine, whose best is then a path
- * to the root away instead of a look at every spine.
+ * tournament over the pair's spines in fours: superspine u's nodes at
+ * tk[u * stride ..], node i the greatest of its four 4i + 1 .. 4i + 4,
+ * node 0 the best (INT64_MIN: none), spine c's half route's far_key() at
+ * leaf nin + c. A flow's put() changes one leaf per superspine, whose best
+ * is then a path to the root away instead of a look at every spine.
  */
 struct half {
 	int64_t *tk;
-	int np, stride;
+	int nin, stride;	/* nodes above the leaves; nodes per superspine */
 };
 
 /*
@@ -80,22 +80,22 @@ static void half_free(struct half *h)
  */
 static int half_init(struct half *h, int nsupers, int np)
 {
-	h->stride = 2 * np;
+	h->stride = np + (np - 1) / 3;
 	h->tk = calloc((size_t)nsupers * h->stride + 1, sizeof(*h->tk));
 	if (!h->tk)
 		return -ENOMEM;
 	for (int u = 0; u < nsupers; u++)
-		h->tk[(size_t)u * h->stride + 1] = INT64_MIN;
+		h->tk[(size_t)u * h->stride] = INT64_MIN;
 	return 0;
 }
 
-/* Leaves of a tournament over n spines: a power of two. */
+/* Leaves of a tournament over n spines: a power of four. */
 static int half_leaves(int n)
 {
 	int np = 1;
 
 	while (np < n)
-		np *= 2;
+		np *= 4;
 	return np;
 }
 
@@ -391,22 +391,36 @@ static inline int64_t half_key(int sa, int su)
 /* Superspine u's best half's far_key(), INT64_MIN: none. */
 static inline int64_t half_best(const struct half *h, size_t u)
 {
-	return h->tk[u * h->stride + 1];
+	return h->tk[u * h->stride];
+}
+
+/* Node i of a tournament as its four play. */
+static inline int64_t half_play(const int64_t *t, int i)
+{
+	int64_t a = t[4 * i + 1] > t[4 * i + 2] ? t[4 * i + 1] : t[4 * i + 2];
+	int64_t b = t[4 * i + 3] > t[4 * i + 4] ? t[4 * i + 3] : t[4 * i + 4];
+
+	return a > b ? a : b;
 }
 
 /*
  * The spine of u's best half: down the tournament to the first leaf
- * with the best key, as the first of equals wins (the left one of a node
- * wins when it is the node's).
+ * with the best key, as the first of equals wins (a node's first child
+ * with its key).
  */
 static int half_spine(const struct half *h, const int *spines, size_t u)
 {
-	const int64_t *tk = h->tk + u * h->stride;
-	int i = 1;
+	const int64_t *t = h->tk + u * h->stride;
+	int i = 0;
 
-	while (i < h->np)
-		i = tk[2 * i] == tk[i] ? 2 * i : 2 * i + 1;
-	return spines[i - h->np];
+	while (i < h->nin) {
+		int k = 4 * i + 1;
+
+		while (t[k] != t[i])
+			k++;
+		i = k;
+	}
+	return spines[i - h->nin];
 }
 
 /*
@@ -428,9 +442,10 @@ static void best_half(const struct rp_plan *pl, const int *spines, int n,
 	const int *restrict usp = sp + 2 * r->nb + (down ? r->nub : 0);
 	int64_t *restrict tk = h->tk;
 	int lo = down ? r->nb : 0, np = half_leaves(n), stride = h->stride;
+	int nin = (np - 1) / 3;
 	size_t hlo = SIZE_MAX, hhi = 0, nub = 0;
 
-	h->np = np;
+	h->nin = nin;
 	/* by (spine, super): each spine's first and last are its extremes */
 	for (int c = 0; c < n; c++) {
 		int b = ub0[spines[c]], bend = ub0[spines[c] + 1];
@@ -447,13 +462,13 @@ static void best_half(const struct rp_plan *pl, const int *spines, int n,
 	 * reaches every superspine of the range, as meshed ones do */
 	for (size_t u = hlo; u <= hhi; u++)
 		for (int c = nub == (hhi - hlo + 1) * n ? n : 0; c < np; c++)
-			tk[u * stride + np + c] = INT64_MIN;
+			tk[u * stride + nin + c] = INT64_MIN;
 	/* superspines out of reach get leaves too, but never a root */
 	for (int c = 0; c < n; c++) {
 		int s = spines[c], sa = sp[lo + lb[s]];
 
 		for (int b = ub0[s]; b < ub0[s + 1]; b++)
-			tk[(size_t)usup[b] * stride + np + c] =
+			tk[(size_t)usup[b] * stride + nin + c] =
 				half_key(sa, usp[b]);
 	}
 	/* the others' roots stay empty (far_forget()) */
@@ -462,8 +477,8 @@ static void best_half(const struct rp_plan *pl, const int *spines, int n,
 
 		if (reach && !reach[u])
 			continue;
-		for (int i = np - 1; i > 0; i--)
-			t[i] = t[2 * i + 1] > t[2 * i] ? t[2 * i + 1] : t[2 * i];
+		for (int i = nin - 1; i >= 0; i--)
+			t[i] = half_play(t, i);
 	}
 	*ulo = hlo < *ulo ? hlo : *ulo;
 	*uhi = hhi > *uhi ? hhi : *uhi;
@@ -494,14 +509,15 @@ static void half_update(const struct rp_plan *pl, const int *spines, int n,
 		int64_t *t = h->tk + u * h->stride;
 
 		/* superspines the side may not use have none */
-		if (t[1] == INT64_MIN)
+		if (t[0] == INT64_MIN)
 			continue;
-		t[h->np + c] = half_key(sa, usp[b]);
+		t[h->nin + c] = half_key(sa, usp[b]);
 		/* a node that keeps its key keeps its ancestors' */
-		for (int i = (h->np + c) / 2; i > 0; i /= 2) {
-			int64_t k = t[2 * i + 1] > t[2 * i] ? t[2 * i + 1] :
-				    t[2 * i];
+		for (int i = h->nin + c; i > 0;) {
+			int64_t k;
 
+			i = (i - 1) / 4;
+			k = half_play(t, i);
 			if (k == t[i])
 				break;
 			t[i] = k;
@@ -513,7 +529,7 @@ static void half_update(const struct rp_plan *pl, const int *spines, int n,
 static void far_forget(struct rp_route *r, size_t nu)
 {
 	for (size_t u = r->far_lo; u <= r->far_hi && u < nu; u++)
-		r->a.tk[u * r->a.stride + 1] = r->b.tk[u * r->b.stride + 1] =
+		r->a.tk[u * r->a.stride] = r->b.tk[u * r->b.stride] =
 			INT64_MIN;
 	r->far_pair = -1;
 	r->far_lo = nu;
