@@ -38,6 +38,16 @@ struct rt {
 struct half {
 	int64_t *tk;
 	int nin, stride;	/* nodes above the leaves; nodes per superspine */
+	/*
+	 * what they are for (leaf -1: nothing): the leaf's n spines toward
+	 * the superspines of reach (NULL: all), as of change gen; roots
+	 * outside superspines [lo, hi] are empty
+	 */
+	int leaf, n;
+	const int *spines;
+	const uint8_t *reach;
+	size_t lo, hi;
+	unsigned long gen;
 };
 
 /*
@@ -58,14 +68,8 @@ struct rp_route {
 	int nbuf;
 	int *usup;		/* per ubundle: its superspine, densely */
 	struct half a, b;	/* best_far(): first and second halves */
-	/*
-	 * a and b are pair far_pair's (-1: none) as of change far_gen, set
-	 * at most for superspines [far_lo, far_hi]; gen counts put()s and
-	 * take()s, put_* is the last put(): its change, pair and route
-	 */
-	int far_pair, put_pair;
-	size_t far_lo, far_hi;
-	unsigned long gen, far_gen, put_gen;
+	/* gen counts put()s and take()s, put_* is the last put() */
+	unsigned long gen, put_gen;
 	struct rt put_rt;
 };
 
@@ -81,6 +85,8 @@ static void half_free(struct half *h)
 static int half_init(struct half *h, int nsupers, int np)
 {
 	h->stride = np + (np - 1) / 3;
+	h->leaf = -1;
+	h->lo = nsupers;
 	h->tk = calloc((size_t)nsupers * h->stride + 1, sizeof(*h->tk));
 	if (!h->tk)
 		return -ENOMEM;
@@ -165,8 +171,6 @@ static int route_init(struct rp_plan *pl)
 		return -ENOMEM;
 	for (int k = 0; k < r->nub; k++)
 		r->usup[k] = pl->ubundles[k].super;
-	r->far_pair = -1;
-	r->far_lo = pl->t->nsupers;
 	for (int b = 0; b < r->nb; b++)
 		r->cap[b] = r->cap[r->nb + b] = pl->bundles[b].n;
 	for (int k = 0; k < r->nub; k++)
@@ -269,7 +273,6 @@ static void put(struct rp_plan *pl, int fi, const struct rt *x)
 	pl->f3[fi].super = x->u;
 	pl->f3[fi].spine2 = x->s2;
 	r->put_gen = ++r->gen;
-	r->put_pair = f->pair;
 	r->put_rt = *x;
 }
 
@@ -427,13 +430,13 @@ static int half_spine(const struct half *h, const int *spines, size_t u)
  * One side of best_far(): per superspine u, the best half route through
  * spines[0..n) (leaf bundle leaf-s, then s-u; up, or down the other way)
  * into h, the first of equals kept. reach: the superspines the half may
- * use, NULL: all. Widens [*ulo, *uhi] to the superspines it may have set.
+ * use, NULL: all. h's roots must be empty.
  * Locals and restrict let the compiler keep the arrays in registers:
  * this is most of three tiers' route assignment.
  */
 static void best_half(const struct rp_plan *pl, const int *spines, int n,
 		      int leaf, bool down, const uint8_t *restrict reach,
-		      struct half *h, size_t *ulo, size_t *uhi)
+		      struct half *h)
 {
 	const struct rp_route *r = pl->route;
 	const int *restrict sp = r->sp, *restrict usup = r->usup;
@@ -456,6 +459,8 @@ static void best_half(const struct rp_plan *pl, const int *spines, int n,
 		hhi = (size_t)usup[bend - 1] > hhi ? (size_t)usup[bend - 1] : hhi;
 		nub += bend - b;
 	}
+	h->lo = hlo;
+	h->hi = hhi;
 	if (hlo > hhi)
 		return;
 	/* a leaf no bundle sets is empty: all of them but where every spine
@@ -471,7 +476,7 @@ static void best_half(const struct rp_plan *pl, const int *spines, int n,
 			tk[(size_t)usup[b] * stride + nin + c] =
 				half_key(sa, usp[b]);
 	}
-	/* the others' roots stay empty (far_forget()) */
+	/* the others' roots stay empty */
 	for (size_t u = hlo; u <= hhi; u++) {
 		int64_t *t = tk + u * stride;
 
@@ -480,16 +485,14 @@ static void best_half(const struct rp_plan *pl, const int *spines, int n,
 		for (int i = nin - 1; i >= 0; i--)
 			t[i] = half_play(t, i);
 	}
-	*ulo = hlo < *ulo ? hlo : *ulo;
-	*uhi = hhi > *uhi ? hhi : *uhi;
 }
 
 /*
- * h as best_half() would find it again after one more flow of its pair
- * went through spine s: only s's halves lost room (its leaf bundle's, and
- * one superspine's bundle), so only s's leaves change, and each of their
- * superspines' best is played again up its path. The first flow of a
- * pair pays for all its spines, the others for one.
+ * h as best_half() would find it again after one more put() through
+ * spine s (on h's side): only s's halves may have lost room (its leaf
+ * bundle's, and one superspine's bundle), so only s's leaves change, and
+ * each of their superspines' best is played again up its path. The first
+ * flow of a leaf's pairs pays for all its spines, the others for one.
  */
 static void half_update(const struct rp_plan *pl, const int *spines, int n,
 			int leaf, bool down, struct half *h, int s)
@@ -525,28 +528,57 @@ static void half_update(const struct rp_plan *pl, const int *spines, int n,
 	}
 }
 
-/* No pair's halves in r (nu superspines): best_far() starts afresh. */
-static void far_forget(struct rp_route *r, size_t nu)
+/* h for nothing (nu superspines): its roots empty. */
+static void half_forget(struct half *h, size_t nu)
 {
-	for (size_t u = r->far_lo; u <= r->far_hi && u < nu; u++)
-		r->a.tk[u * r->a.stride] = r->b.tk[u * r->b.stride] =
-			INT64_MIN;
-	r->far_pair = -1;
-	r->far_lo = nu;
-	r->far_hi = 0;
+	for (size_t u = h->lo; u <= h->hi && u < nu; u++)
+		h->tk[u * h->stride] = INT64_MIN;
+	h->leaf = -1;
+	h->lo = nu;
+	h->hi = 0;
 }
 
 /*
- * Whether r's halves are pair pi's now, or one put() of a flow of pi
- * away from it (half_update() catches up).
+ * Whether h holds the halves through a leaf's n spines toward reach now,
+ * or one put() away from it (half_update() catches up). Pairs come by
+ * source leaf, whose first halves thus stay from pair to pair as a
+ * pair's halves do from flow to flow.
  */
-static bool far_cached(const struct rp_route *r, int pi)
+static bool half_holds(const struct rp_route *r, const struct half *h,
+		       int leaf, const int *spines, int n,
+		       const uint8_t *reach)
 {
-	if (r->far_pair != pi)
+	if (h->leaf != leaf || h->n != n ||
+	    (r->gen != h->gen && (r->gen != h->gen + 1 || r->put_gen != r->gen)))
 		return false;
-	return r->gen == r->far_gen ||
-	       (r->gen == r->far_gen + 1 && r->put_gen == r->gen &&
-		r->put_pair == pi);
+	if (h->spines != spines &&
+	    memcmp(h->spines, spines, n * sizeof(*spines)))
+		return false;
+	return h->reach == reach || h->lo > h->hi ||
+	       !memcmp(h->reach + h->lo, reach + h->lo, h->hi - h->lo + 1);
+}
+
+/*
+ * One side's halves for a pair, found afresh or kept (s: the spine of the
+ * last put() on this side).
+ */
+static void half_side(const struct rp_plan *pl, struct half *h,
+		      const int *spines, int n, int leaf, bool down,
+		      const uint8_t *reach, int s)
+{
+	struct rp_route *r = pl->route;
+
+	if (!half_holds(r, h, leaf, spines, n, reach)) {
+		half_forget(h, pl->t->nsupers);
+		best_half(pl, spines, n, leaf, down, reach, h);
+		h->leaf = leaf;
+		h->n = n;
+		h->spines = spines;
+		h->reach = reach;
+	} else if (r->gen != h->gen) {
+		half_update(pl, spines, n, leaf, down, h, s);
+	}
+	h->gen = r->gen;
 }
 
 /*
@@ -555,7 +587,7 @@ static bool far_cached(const struct rp_route *r, int pi)
  * half (spine s2: u-s2 down, s2-leaf down), then the best u. Ties go to
  * the lowest indices. *x gets the route; returns its room (<= 0: none has
  * room), or INT_MIN when the pair has no route. The halves stay for the
- * pair's next flow.
+ * next flow (half_side()).
  */
 static int best_far(const struct rp_plan *pl, const struct pair *p,
 		    struct rt *x)
@@ -563,24 +595,17 @@ static int best_far(const struct rp_plan *pl, const struct pair *p,
 	struct rp_route *r = pl->route;
 	size_t nu = pl->t->nsupers;
 	struct half *a = &r->a, *b = &r->b;
-	int best = -1, bm = -(1 << 30), bsum = -(1 << 30), pi = p - pl->pairs;
+	int best = -1, bm = -(1 << 30), bsum = -(1 << 30);
+	size_t lo, hi;
 
-	if (!far_cached(r, pi)) {
-		far_forget(r, nu);
-		best_half(pl, &pl->cs[p->c0], p->nc, p->src, false,
-			  &pl->ureach[(size_t)p->dst * nu], a, &r->far_lo,
-			  &r->far_hi);
-		best_half(pl, &pl->cs[p->k0], p->nk, p->dst, true, NULL, b,
-			  &r->far_lo, &r->far_hi);
-		r->far_pair = pi;
-	} else if (r->gen != r->far_gen) {
-		half_update(pl, &pl->cs[p->c0], p->nc, p->src, false, a,
-			    r->put_rt.s);
-		half_update(pl, &pl->cs[p->k0], p->nk, p->dst, true, b,
-			    r->put_rt.s2);
-	}
-	r->far_gen = r->gen;
-	for (size_t u = r->far_lo; u <= r->far_hi && u < nu; u++) {
+	half_side(pl, a, &pl->cs[p->c0], p->nc, p->src, false,
+		  &pl->ureach[(size_t)p->dst * nu], r->put_rt.s);
+	half_side(pl, b, &pl->cs[p->k0], p->nk, p->dst, true, NULL,
+		  r->put_rt.s2);
+	/* a side's roots outside its range are empty */
+	lo = a->lo > b->lo ? a->lo : b->lo;
+	hi = a->hi < b->hi ? a->hi : b->hi;
+	for (size_t u = lo; u <= hi && u < nu; u++) {
 		int64_t ka = half_best(a, u), kb = half_best(b, u);
 		int m, sum;
 
@@ -696,7 +721,8 @@ int rp_plan_route_assign(struct rp_plan *pl, int T, int attempt)
 	r = pl->route;
 	pl->T = T;
 	r->attempt = attempt < 0 ? 0 : attempt;
-	far_forget(r, pl->t->nsupers);
+	half_forget(&r->a, pl->t->nsupers);
+	half_forget(&r->b, pl->t->nsupers);
 	for (int i = 0; i < r->nres; i++) {
 		r->sp[i] = T * r->cap[i];
 		r->head[i] = -1;
