@@ -101,6 +101,7 @@ int rp_plan_compute_probed(const struct rp_topo *t, const struct rp_place *p,
 	int *upl = NULL, *dnl = NULL, *grp = NULL, *cnt = NULL;
 	struct rp_repair_stats rs;
 	uint16_t *used = NULL;
+	struct rp_port_memo pm;
 	struct rp_plan *pl;
 	int ret, lb, T, gmax;
 
@@ -177,8 +178,9 @@ int rp_plan_compute_probed(const struct rp_topo *t, const struct rp_place *p,
 	/* the route assignment's state is its own: the model does not free it */
 	rp_plan_route_free(pl);
 	ret = rp_walker_new(pl, &pl->walker);
+	rp_port_memo_init(&pm);
 	for (int i = 0; !ret && i < pl->npairs; i++)
-		ret = rp_plan_route_pair(pl, i, upl, dnl, grp, gmax, used);
+		ret = rp_plan_route_pair(pl, i, upl, dnl, grp, gmax, used, &pm);
 	rp_walker_free(pl->walker);
 	pl->walker = NULL;
 	/*

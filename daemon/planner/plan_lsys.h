@@ -237,6 +237,15 @@ static inline void lsym_add(struct lsym *t, uint16_t row, int c, uint32_t y)
 	s->pivots |= 1u << p;
 }
 
+/* t's rows by member bit (fy[]) from its member bits by row (ry[]). */
+static inline void lsym_flips(struct lsym *t)
+{
+	memset(t->fy, 0, sizeof(t->fy));
+	for (int i = 0; i < t->s.n; i++)
+		for (uint32_t y = t->ry[i]; y; y &= y - 1)
+			t->fy[__builtin_ctz(y)] |= (uint16_t)(1u << i);
+}
+
 /* s with every member's equations of hop l, m left open. */
 static inline void lsym_init(struct lsym *t, const struct lsys *s,
 			     const struct lhop *l)
@@ -247,10 +256,7 @@ static inline void lsym_init(struct lsym *t, const struct lsys *s,
 	t->none = false;
 	for (int b = 0; b < l->k; b++)
 		lsym_add(t, l->row[b], l->m0 >> b & 1, 1u << b);
-	memset(t->fy, 0, sizeof(t->fy));
-	for (int i = 0; i < t->s.n; i++)
-		for (uint32_t y = t->ry[i]; y; y &= y - 1)
-			t->fy[__builtin_ctz(y)] |= (uint16_t)(1u << i);
+	lsym_flips(t);
 }
 
 /* lhop_want() of member m: false if inconsistent, else *out the system. */
@@ -266,6 +272,38 @@ static inline bool lsym_member(const struct lsym *t, uint32_t m,
 	for (; m; m &= m - 1)
 		out->rhs ^= t->fy[__builtin_ctz(m)];
 	return true;
+}
+
+/*
+ * Equations <row[j], x> = bit j of an open y (n <= 32), reduced once and
+ * kept: a caller that sees the same rows again with other right-hand
+ * sides (the hops of a pair's flows) pays for a copy and an XOR per set
+ * bit of y instead of the row operations.
+ */
+struct lsys_memo {
+	int n;			/* -1: nothing kept */
+	uint16_t row[32];
+	struct lsym t;
+};
+
+/*
+ * The system the equations make, as lsys_add() of each in turn would
+ * make it; false if they are inconsistent.
+ */
+static inline bool lsys_memo_get(struct lsys_memo *m, const uint16_t *row,
+				 int n, uint32_t y, struct lsys *out)
+{
+	if (m->n != n || memcmp(m->row, row, n * sizeof(*row))) {
+		m->n = n;
+		memcpy(m->row, row, n * sizeof(*row));
+		memset(&m->t.s, 0, sizeof(m->t.s));
+		m->t.nz = 0;
+		m->t.none = false;
+		for (int j = 0; j < n; j++)
+			lsym_add(&m->t, row[j], 0, 1u << j);
+		lsym_flips(&m->t);
+	}
+	return lsym_member(&m->t, y, out);
 }
 
 #endif /* ROCEPATH_PLAN_LSYS_H */

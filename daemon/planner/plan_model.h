@@ -241,8 +241,10 @@ int rp_plan_spine_group(const struct rp_plan *pl, int spine, int dst,
 /* a superspine's links down (t->ulinks) toward dst's spines */
 int rp_plan_super_group(const struct rp_plan *pl, int super, int dst,
 			int *grp, int max);
+struct rp_port_memo;
 int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
-		       int *grp, int gmax, uint16_t *used);
+		       int *grp, int gmax, uint16_t *used,
+		       struct rp_port_memo *pm);
 
 /*
  * One hashing switch on a flow's path: the member it must pick in its
@@ -256,6 +258,16 @@ struct hop {
 	int sw, src_nic, dst_nic;	/* plan_ports.c: what c is for */
 	struct lhop_memo rows;		/* plan_ports.c: c's equations */
 };
+
+/*
+ * What rp_plan_route_pair() keeps from flow to flow, pair to pair: each
+ * hop's context and equations, and the port search's reduced system.
+ */
+struct rp_port_memo {
+	struct hop h[4];
+	struct lsys_memo sys;
+};
+void rp_port_memo_init(struct rp_port_memo *pm);
 
 /* plan_probe_plan.c: port of f (through a measured leaf) or -1 with
  * *status set; used[nrsv..nused) as in rp_plan_route_pair(). */

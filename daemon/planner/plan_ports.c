@@ -161,6 +161,25 @@ static bool hops_match(struct hop *h, int nh, unsigned int mask,
 	return true;
 }
 
+#define RP_PORT_EQS	(4 * 32)	/* equations of a flow's hops, at most */
+
+/* s from n equations: through the memo when they fit it. */
+static bool port_system(struct lsys_memo *m, const uint16_t *row,
+			const uint8_t *rhs, int n, struct lsys *s)
+{
+	uint32_t y = 0;
+
+	if (m && n <= 32) {
+		for (int j = 0; j < n; j++)
+			y |= (uint32_t)rhs[j] << j;
+		return lsys_memo_get(m, row, n, y, s);
+	}
+	for (int j = 0; j < n; j++)
+		if (!lsys_add(s, row[j], rhs[j]))
+			return false;
+	return true;
+}
+
 /*
  * The first port, from p0 on, that the hops send to their wanted members
  * and that is not used (unless allow_used). Hops whose hash is linear
@@ -168,16 +187,19 @@ static bool hops_match(struct hop *h, int nh, unsigned int mask,
  * member is a set of linear equations in the port's bits (plan_hash.h,
  * rp_hash_ctx_lin()), and only their solutions are tried, p0's free bits
  * first; the other hops (tables, other group sizes) are checked port by
- * port. With no linear hop, ports are scanned in port_off() order.
+ * port. With no linear hop, ports are scanned in port_off() order. memo,
+ * if any, keeps the equations reduced for the next call.
  */
 static int find_port(struct hop *h, int nh, uint32_t p0, const uint16_t *used,
-		     int nused, bool allow_used)
+		     int nused, bool allow_used, struct lsys_memo *memo)
 {
 	unsigned int check = 0;
+	uint16_t row[RP_PORT_EQS];
+	uint8_t rhs[RP_PORT_EQS];
 	struct lsys s = { 0 };
 	bool any_lin = false;
 	uint32_t freem;
-	int d;
+	int d, neq = 0;
 
 	for (int i = 0; i < nh; i++) {
 		const struct lhop *l = NULL;
@@ -194,8 +216,10 @@ static int find_port(struct hop *h, int nh, uint32_t p0, const uint16_t *used,
 		any_lin = true;
 		if (h[i].want < 0)
 			return -1;
-		if (!lhop_want(&s, l, h[i].want))
-			return -1;	/* no port reaches these members */
+		for (int b = 0; b < l->k; b++) {
+			row[neq] = l->row[b];
+			rhs[neq++] = ((uint32_t)h[i].want ^ l->m0) >> b & 1;
+		}
 	}
 	if (!any_lin) {
 		for (uint32_t k = 0; k < RP_SPORT_COUNT; k++) {
@@ -207,6 +231,8 @@ static int find_port(struct hop *h, int nh, uint32_t p0, const uint16_t *used,
 		}
 		return -1;
 	}
+	if (!port_system(memo, row, rhs, neq, &s))
+		return -1;	/* no port reaches these members */
 	freem = ~(uint32_t)s.pivots & ((1u << RP_SPORT_BITS) - 1);
 	d = RP_SPORT_BITS - s.n;
 	for (uint32_t k = 0; k < 1u << d; k++) {
@@ -434,8 +460,18 @@ static int member_of(const int *grp, int n, int li)
  * Links and ports of a pair's flows. grp has room for 3 * gmax link
  * indices: the leaf's group, the spine's and the superspine's.
  */
+void rp_port_memo_init(struct rp_port_memo *pm)
+{
+	for (int i = 0; i < 4; i++) {
+		pm->h[i].sw = -1;
+		pm->h[i].rows.lh.k = -1;
+	}
+	pm->sys.n = -1;
+}
+
 int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
-		       int *grp, int gmax, uint16_t *used)
+		       int *grp, int gmax, uint16_t *used,
+		       struct rp_port_memo *pm)
 {
 	const struct rp_topo *t = pl->t;
 	struct pair *p = &pl->pairs[pi];
@@ -444,16 +480,11 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 	int cur_u = -1, nug = 0;
 	uint32_t p0 = 0;	/* the NICs' first port to try */
 	bool routed = pair_routed(p);
-	struct hop h[4];
+	struct hop *h = pm->h;
 	int ret;
 
 	if (p->src != p->dst && !routed)
 		return 0;
-	/* h[] keeps each hop for the pair's next flow (hop_set(), find_port()) */
-	for (int i = 0; i < 4; i++) {
-		h[i].sw = -1;
-		h[i].rows.lh.k = -1;
-	}
 	if (routed) {
 		/* three tiers: routes come from rp_plan_route_assign() */
 		if (!pl->f3) {
@@ -548,10 +579,11 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 			else if (q && q->up == f->up && q->dn == f->dn &&
 				 (!g || (q3 && q3->uu == g->uu && q3->ud == g->ud)) &&
 				 find_port(h, nh, q->sport - RP_SPORT_MIN, used + nrsv,
-					   nused - nrsv, false) == q->sport)
+					   nused - nrsv, false, &pm->sys) == q->sport)
 				port = q->sport;
 			if (port < 0 && st == ST_NO_PORT)
-				port = find_port(h, nh, p0, used, nused, false);
+				port = find_port(h, nh, p0, used, nused, false,
+						 &pm->sys);
 			if (port < 0 && st == ST_NO_PORT) {
 				pu = f->up;
 				pd = f->dn;
@@ -561,11 +593,12 @@ int rp_plan_route_pair(struct rp_plan *pl, int pi, int *upl, int *dnl,
 			}
 		} else {
 			if (q && find_port(NULL, 0, q->sport - RP_SPORT_MIN,
-					   used + nrsv, nused - nrsv, false) ==
+					   used + nrsv, nused - nrsv, false, NULL) ==
 				 q->sport)
 				port = q->sport;
 			if (port < 0)
-				port = find_port(NULL, 0, p0, used, nused, false);
+				port = find_port(NULL, 0, p0, used, nused, false,
+						 NULL);
 			if (port < 0)
 				port = RP_SPORT_MIN + p0;
 		}
