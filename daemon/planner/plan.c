@@ -200,7 +200,9 @@ int rp_plan_compute_probed(const struct rp_topo *t, const struct rp_place *p,
 	ret = rp_plan_assign_qpns(pl);
 	if (ret)
 		goto fail;
-	rp_plan_baselines(pl, grp, gmax);
+	ret = rp_plan_baselines(pl, grp, gmax);
+	if (ret)
+		goto fail;
 
 	for (int i = 0; i < pl->nflows; i++)
 		if (pl->flows[i].status == ST_PLACED)

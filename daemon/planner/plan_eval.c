@@ -36,49 +36,93 @@ int rp_plan_assign_qpns(struct rp_plan *pl)
 }
 
 /*
- * Between pods, from the first spine s on toward dst: the spine's link up
- * and the superspine's link down, each by the switch's hash of the default
- * port (ECMP) or by the destination NIC's slot (slice); returns the last
- * spine.
+ * One tier's ECMP groups toward one leaf, each switch's worked out once:
+ * a pair's flows ask for the same switches' again, for both baselines.
+ * Switch x's group is at grp + x0[x] (x0: its first link), n[x] long,
+ * valid when st[x] is the stamp of the leaf's pair.
+ */
+struct far_tier {
+	int *grp, *n, *st;
+	const int *x0;
+	int (*group)(const struct rp_plan *pl, int x, int dst, int *grp,
+		     int max);
+};
+
+struct far_groups {
+	struct far_tier spine, super;
+	int stamp;
+};
+
+static const int *far_group(const struct rp_plan *pl, struct far_tier *ft,
+			    int stamp, int x, int dst, int *n)
+{
+	int *grp = ft->grp + ft->x0[x];
+
+	if (ft->st[x] != stamp) {
+		ft->st[x] = stamp;
+		ft->n[x] = ft->group(pl, x, dst, grp, ft->x0[x + 1] - ft->x0[x]);
+	}
+	*n = ft->n[x];
+	return grp;
+}
+
+/*
+ * Between pods, from the first spine s on toward dst (g's leaf): the
+ * spine's link up and the superspine's link down, each by the switch's
+ * hash of the default port (ECMP) or by the destination NIC's slot
+ * (slice); returns the last spine.
  */
 static int far_hops(const struct rp_plan *pl, const struct flow *f, int s,
-		    int dst, int *grp, int gmax, bool slice, int *uu, int *ud)
+		    int dst, struct far_groups *g, bool slice, int *uu,
+		    int *ud)
 {
 	const struct rp_topo *t = pl->t;
 	const struct rp_addr *sa = &t->nics[f->src_nic].addr;
 	const struct rp_addr *da = &t->nics[f->dst_nic].addr;
 	int slot = pl->nic_slot[f->dst_nic], n, m, u;
+	const int *grp;
 
-	n = rp_plan_spine_group(pl, s, dst, grp, gmax);
+	grp = far_group(pl, &g->spine, g->stamp, s, dst, &n);
 	m = slice ? slot % n :
 	    rp_hash_member(&t->sw[t->spine_sw[s]].hash, sa, da, f->e_sport, n);
 	*uu = grp[m < 0 ? 0 : m];
 	u = t->ulinks[*uu].super;
-	n = rp_plan_super_group(pl, u, dst, grp, gmax);
+	grp = far_group(pl, &g->super, g->stamp, u, dst, &n);
 	m = slice ? slot % n :
 	    rp_hash_member(&t->sw[t->super_sw[u]].hash, sa, da, f->e_sport, n);
 	*ud = grp[m < 0 ? 0 : m];
 	return t->ulinks[*ud].spine;
 }
 
-void rp_plan_baselines(struct rp_plan *pl, int *grp, int gmax)
+int rp_plan_baselines(struct rp_plan *pl, int *grp, int gmax)
 {
 	const struct rp_topo *t = pl->t;
-	int *ugrp = grp + gmax;
+	int ns = t->nspines, nu = t->nsupers;
+	int *st = calloc(2 * ((size_t)ns + nu) + 1, sizeof(int));
+	/* grp has room for three groups of any switch's links */
+	struct far_groups g = {
+		.spine = { grp + gmax, st, st + ns, pl->spine_u0,
+			   rp_plan_spine_group },
+		.super = { grp + 2 * gmax, st + 2 * ns, st + 2 * ns + nu,
+			   pl->super_u0, rp_plan_super_group },
+	};
 
+	if (!st)
+		return -ENOMEM;
 	for (int i = 0; i < pl->npairs; i++) {
 		struct pair *p = &pl->pairs[i];
 		int ngl, nall, l0;
 
 		if (!pair_routed(p))
 			continue;
+		g.stamp = i + 1;
 		ngl = rp_plan_leaf_group(pl, p->src, p->dst, grp, gmax);
 		l0 = pl->leaf_l0[p->src];
 		nall = pl->leaf_l0[p->src + 1] - l0;
 		for (int j = 0; j < p->nf; j++) {
 			int fi = pl->order[p->f0 + j];
 			struct flow *f = &pl->flows[fi];
-			struct flow3 *g = pl->f3 ? &pl->f3[fi] : NULL;
+			struct flow3 *f3 = pl->f3 ? &pl->f3[fi] : NULL;
 			const struct rp_nic *sn = &t->nics[f->src_nic];
 			const struct rp_nic *dn = &t->nics[f->dst_nic];
 			int m, s, slot, pick = -1;
@@ -94,8 +138,8 @@ void rp_plan_baselines(struct rp_plan *pl, int *grp, int gmax)
 				f->e_up = grp[m < 0 ? 0 : m];
 				s = t->links[f->e_up].spine;
 				if (p->xpod)
-					s = far_hops(pl, f, s, p->dst, ugrp, gmax,
-						     false, &g->e_uu, &g->e_ud);
+					s = far_hops(pl, f, s, p->dst, &g,
+						     false, &f3->e_uu, &f3->e_ud);
 				db = bget(pl, p->dst, s);
 				m = rp_hash_member(&t->sw[t->spine_sw[s]].hash,
 						   &sn->addr, &dn->addr,
@@ -119,12 +163,14 @@ void rp_plan_baselines(struct rp_plan *pl, int *grp, int gmax)
 			f->s_up = pick;
 			s = t->links[pick].spine;
 			if (p->xpod)
-				s = far_hops(pl, f, s, p->dst, ugrp, gmax, true,
-					     &g->s_uu, &g->s_ud);
+				s = far_hops(pl, f, s, p->dst, &g, true,
+					     &f3->s_uu, &f3->s_ud);
 			db = bget(pl, p->dst, s);
 			f->s_dn = pl->blinks[db->s0 + slot % db->n];
 		}
 	}
+	free(st);
+	return 0;
 }
 
 unsigned int rp_plan_max_load(const struct rp_plan *pl, int mode, int *upl,

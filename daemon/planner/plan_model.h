@@ -398,7 +398,7 @@ int rp_plan_repair(struct rp_plan *pl, int *upl, int *dnl, int lb,
 
 /* plan_eval.c */
 int rp_plan_assign_qpns(struct rp_plan *pl);
-void rp_plan_baselines(struct rp_plan *pl, int *grp, int gmax);
+int rp_plan_baselines(struct rp_plan *pl, int *grp, int gmax);
 unsigned int rp_plan_max_load(const struct rp_plan *pl, int mode, int *upl,
 			      int *dnl);
 
