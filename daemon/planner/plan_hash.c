@@ -162,11 +162,16 @@ const char *rp_hash_alg_name(enum rp_hash_alg alg)
 
 static size_t put_addr(uint8_t *p, const struct rp_addr *a)
 {
-	/* what the switch sees: an IPv4 header's 4 bytes, IPv6's 16 */
-	size_t n = a->family == AF_INET6 ? 16 : 4;
-
-	memcpy(p, a->raw, n);
-	return n;
+	/*
+	 * what the switch sees: an IPv4 header's 4 bytes, IPv6's 16; each
+	 * a copy of a fixed size, inline (every hash input has two)
+	 */
+	if (a->family == AF_INET6) {
+		memcpy(p, a->raw, 16);
+		return 16;
+	}
+	memcpy(p, a->raw, 4);
+	return 4;
 }
 
 static size_t build(const struct rp_hash_model *m, const struct rp_addr *src,
