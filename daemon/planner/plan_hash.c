@@ -301,19 +301,24 @@ static uint32_t crc_lin(enum rp_hash_alg alg, uint8_t b, size_t k)
 	return crc;
 }
 
-static const uint32_t *lin_table(struct rp_hash_lin *l, enum rp_hash_alg alg,
-				 size_t k)
+static const uint32_t *lin_table_new(uint32_t **t, enum rp_hash_alg alg,
+				     size_t k)
+{
+	*t = malloc(256 * sizeof(**t));
+	if (!*t)
+		return NULL;
+	for (unsigned int b = 0; b < 256; b++)
+		(*t)[b] = crc_lin(alg, b, k);
+	return *t;
+}
+
+/* Every context asks for two: the made case stays inline. */
+static inline const uint32_t *lin_table(struct rp_hash_lin *l,
+					enum rp_hash_alg alg, size_t k)
 {
 	uint32_t **t = &l->t[alg][k];
 
-	if (!*t) {
-		*t = malloc(256 * sizeof(**t));
-		if (!*t)
-			return NULL;
-		for (unsigned int b = 0; b < 256; b++)
-			(*t)[b] = crc_lin(alg, b, k);
-	}
-	return *t;
+	return *t ? *t : lin_table_new(t, alg, k);
 }
 
 void rp_hash_lin_free(struct rp_hash_lin *l)
