@@ -237,8 +237,11 @@ if [ -n "${RPVM_result:-}" ]; then
 fi
 
 # A guest that logged a kernel bug fails the test even if it passed.
-# On a debug kernel kmemleak scans first (objects must be 5 s old to be
-# reported, and a second scan confirms), and its reports count as bugs;
+# On a debug kernel kmemleak scans first, and its reports count as bugs.
+# Objects must be 5 s old, and kmemleak reports one only when its
+# contents' checksum did not change since the previous scan: a new
+# object's first scan is such a change (SLUB's poison), so a leak needs
+# two scans after it (a single scan missed rp_stub_leak.ko's leak);
 # then the log and kmemleak's list are emptied, so that the next job's
 # scan shows only what that job caused. Each report is shown whole: the
 # pattern line and what follows it.
