@@ -54,14 +54,19 @@ static inline bool lsys_add(struct lsys *s, uint16_t row, int rhs)
 	return true;
 }
 
+/* 1 when row i of s does not hold on x: <row, x> differs from its rhs. */
+static inline uint32_t lsys_row_off(const struct lsys *s, int i, uint32_t x)
+{
+	return (uint32_t)(s->rhs >> i ^ __builtin_parity(s->row[i] & x)) & 1;
+}
+
 /* The solution whose free bits are free (pivot bits of free ignored). */
 static inline uint32_t lsys_solve(const struct lsys *s, uint32_t free)
 {
 	uint32_t x = free & ~(uint32_t)s->pivots & ((1u << RP_SPORT_BITS) - 1);
 
 	for (int i = 0; i < s->n; i++)
-		x |= (uint32_t)((s->rhs >> i ^ __builtin_parity(s->row[i] & x)) &
-				1) << s->piv[i];
+		x |= lsys_row_off(s, i, x) << s->piv[i];
 	return x;
 }
 

@@ -508,8 +508,7 @@ static uint32_t lsys_ceil(const struct lsys *s, uint32_t x0)
 	int top = -1;
 
 	for (int i = 0; i < s->n; i++)
-		if (((s->rhs >> i ^ __builtin_parity(s->row[i] & x0)) & 1) &&
-		    s->piv[i] > top)
+		if (lsys_row_off(s, i, x0) && s->piv[i] > top)
 			top = s->piv[i];
 	if (top < 0)
 		return x0;
@@ -531,7 +530,7 @@ static uint32_t lsys_ceil(const struct lsys *s, uint32_t x0)
 static bool lsys_has(const struct lsys *s, uint32_t x)
 {
 	for (int i = 0; i < s->n; i++)
-		if ((s->rhs >> i ^ __builtin_parity(s->row[i] & x)) & 1)
+		if (lsys_row_off(s, i, x))
 			return false;
 	return true;
 }
