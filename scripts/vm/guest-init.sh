@@ -261,25 +261,24 @@ kcheck='if [ -w /sys/kernel/debug/kmemleak ]; then
 # with the state before the first job; a difference fails the job and
 # ends the batch (run.sh then reports the jobs after it as not run, for a
 # fresh boot).
-state_of() { # GUEST: its state, one item a line (in $run/state-hGUEST)
+state_of() { # GUEST [BEFORE]: its state, or what differs from BEFORE
 	if [ "$1" = 1 ]; then
-		setsid -w bash "$top/scripts/vm/guest-state.sh"
+		setsid -w bash "$top/scripts/vm/guest-state.sh" ${2:+"$2"}
 	else
-		RPVM_QUIET=1 on_host "$1" "bash '$top/scripts/vm/guest-state.sh'"
+		RPVM_QUIET=1 on_host "$1" "bash '$top/scripts/vm/guest-state.sh' ${2:+"'$2'"}"
 	fi >"$run/state-h$1" 2>&1
 }
-states() { # the state of every guest, side by side
+states() { # [diff]: every guest's state (in $run/state-hI), side by side
 	local i
 	for ((i = 1; i <= nhosts; i++)); do
-		state_of "$i" &
+		state_of "$i" ${1:+"$run/state0-h$i"} &
 	done
 	wait
 }
 if [ "${#jobs[@]}" -gt 1 ]; then
 	states
 	for ((i = 1; i <= nhosts; i++)); do
-		grep -v '^process' "$run/state-h$i" >"$run/state0-h$i"
-		awk '/^process/ { print $2 }' "$run/state-h$i" >"$run/pids0-h$i"
+		mv "$run/state-h$i" "$run/state0-h$i"
 	done
 fi
 
@@ -324,18 +323,11 @@ for ((k = 1; k <= ${#jobs[@]}; k++)); do
 	done
 	left=
 	if [ "${#jobs[@]}" -gt 1 ]; then
-		states
+		states diff
 		for ((i = 1; i <= nhosts; i++)); do
-			st=$(<"$run/state-h$i")
-			diff=$(diff <(grep -v '^process' <<<"$st") "$run/state0-h$i" |
-				sed -n 's/^< /now:    /p; s/^> /before: /p')
-			procs=$(awk '/^process/ { print $2 }' <<<"$st" | grep -vxF -f "$run/pids0-h$i")
-			[ -z "$procs" ] || diff+=$'\n'$(grep -E "^process +($(paste -sd'|' <<<"$procs")) " <<<"$st" |
-				sed 's/^process/still running:/')
-			diff=$(sed '/^$/d' <<<"$diff")
-			[ -n "$diff" ] || continue
+			[ -s "$run/state-h$i" ] || continue
 			echo "# vm: the test left h$i changed:" >>"$out"
-			sed 's/^/#   /' <<<"$diff" | head -n 60 >>"$out"
+			sed 's/^/#   /' "$run/state-h$i" | head -n 60 >>"$out"
 			left=1
 		done
 		[ -z "$left" ] || rc=1
@@ -348,10 +340,11 @@ for ((k = 1; k <= ${#jobs[@]}; k++)); do
 	[ -z "$left" ] || break
 	# -xdev: a tree checked out below /tmp is mounted there (init), and
 	# emptying /tmp through that mount deleted the checkout on the host.
-	find /tmp -xdev -mindepth 1 -delete 2>/dev/null
+	find /tmp -xdev -mindepth 1 -delete 2>/dev/null &
 	for ((i = 2; i <= nhosts; i++)); do
-		RPVM_QUIET=1 on_host "$i" "find /tmp -xdev -mindepth 1 -delete" >/dev/null 2>&1
+		RPVM_QUIET=1 on_host "$i" "find /tmp -xdev -mindepth 1 -delete" >/dev/null 2>&1 &
 	done
+	wait
 done
 sync
 halt
