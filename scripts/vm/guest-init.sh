@@ -194,17 +194,18 @@ modprobe -a rdma_rxe ib_uverbs rdma_ucm || die "modprobe rdma_rxe ib_uverbs rdma
 rdma link add rxe0 type rxe netdev eth0 || die "rdma link add rxe0 type rxe netdev eth0 failed"
 console "rxe0 up"
 
+# Debug kernels: the jiffies each job started at, which the kernel
+# checks after a job use to tell whose a kmemleak report is
+# (scripts/vm/guest-kcheck.sh); made now, so that it belongs to the state
+# every job must leave as it found it.
+kmemleak=
+[ -w /sys/kernel/debug/kmemleak ] && kmemleak=1 && : >/run/rpvm.kmarks
+
 if [ "$idx" != 1 ]; then
 	: >/run/rpvm.ready
 	console "up, agent ready"
 	wait "$agent"
 	die "agent exited"
-fi
-
-# Debug kernels (make check-debug) have kmemleak: forget what boot left, so
-# the scan after the job reports only what the job leaked.
-if [ -w /sys/kernel/debug/kmemleak ]; then
-	echo clear >/sys/kernel/debug/kmemleak
 fi
 
 # Driver: wait until every other guest's agent answers.
@@ -236,23 +237,42 @@ if [ -n "${RPVM_result:-}" ]; then
 	done
 fi
 
-# A guest that logged a kernel bug fails the test even if it passed.
-# On a debug kernel kmemleak scans first, and its reports count as bugs.
-# Objects must be 5 s old, and kmemleak reports one only when its
-# contents' checksum did not change since the previous scan: a new
-# object's first scan is such a change (SLUB's poison), so a leak needs
-# two scans after it (a single scan missed rp_stub_leak.ko's leak);
-# then the log and kmemleak's list are emptied, so that the next job's
-# scan shows only what that job caused. Each report is shown whole: the
-# pattern line and what follows it.
-bugs='BUG[: ]|WARNING:|Oops|general protection|Call Trace|UBSAN|KASAN|KFENCE|list_(add|del) corruption|Objects remaining|refcount_t|soft lockup|hung_task|rcu.*stall|suspicious RCU|lock held when returning|unreferenced object'
-# shellcheck disable=SC2016
-kcheck='if [ -w /sys/kernel/debug/kmemleak ]; then
-		sleep 6; echo scan >/sys/kernel/debug/kmemleak
-		echo scan >/sys/kernel/debug/kmemleak
-		cat /sys/kernel/debug/kmemleak
-		echo clear >/sys/kernel/debug/kmemleak
-	fi; dmesg; dmesg -C'
+# A guest that logged a kernel bug fails the test even if it passed, and
+# on a debug kernel so does a kmemleak report
+# (scripts/vm/guest-kcheck.sh). The guests scan side by side: each has its
+# own vCPU, and a kmemleak scan of a debug guest under TCG is slow. A
+# report against job K, the one that just ran, goes to $run/hI.kbugs; one
+# against an earlier job (kmemleak sees a leak one scan late) is added to
+# that job's output and its result sent again as a failure, which the
+# host takes as the job's (run.sh reads the last result of each job).
+kscan() { # scan|final K
+	local i j
+	for ((i = 1; i <= nhosts; i++)); do
+		if [ "$i" = 1 ]; then
+			bash "$top/scripts/vm/guest-kcheck.sh" "$1" "$2"
+		else
+			RPVM_QUIET=1 on_host "$i" "bash '$top/scripts/vm/guest-kcheck.sh' $1 $2"
+		fi >"$run/h$i.kall" 2>&1 &
+	done
+	wait
+	for ((i = 1; i <= nhosts; i++)); do
+		: >"$run/h$i.kbugs"
+		[ -s "$run/h$i.kall" ] || continue
+		for j in $(awk '$1 ~ /^[0-9]+$/ { print $1 }' "$run/h$i.kall" | sort -un); do
+			if [ "$1" = scan ] && [ "$j" = "$2" ]; then
+				awk -v j="$j" '$1 == j { sub(/^[0-9]+ /, ""); print }' "$run/h$i.kall" >"$run/h$i.kbugs"
+				continue
+			fi
+			{
+				echo "# vm: kernel problem on h$i, allocated during this job, reported after job $2:"
+				awk -v j="$j" '$1 == j { sub(/^[0-9]+ /, ""); print }' "$run/h$i.kall" |
+					sed 's/^/#   /' | head -n 120
+			} >>"$run/h1.out.$j"
+			sync
+			echo "RPVM-RESULT $token $j 1" >"$result"
+		done
+	done
+}
 
 # What a test must leave as it found it, on every guest
 # (scripts/vm/guest-state.sh): rocepath.ko not loaded, no process it
@@ -292,8 +312,10 @@ for ((k = 1; k <= ${#jobs[@]}; k++)); do
 	# Markers on every console: run.sh gives a console report to the
 	# job whose markers surround it.
 	console "rpvm-job $k $name"
+	[ -z "$kmemleak" ] || bash "$top/scripts/vm/guest-kcheck.sh" mark "$k"
 	for ((i = 2; i <= nhosts; i++)); do
-		RPVM_QUIET=1 on_host "$i" "echo 'rpvm-h$i: rpvm-job $k $name' >/dev/console" >/dev/null 2>&1
+		RPVM_QUIET=1 on_host "$i" "echo 'rpvm-h$i: rpvm-job $k $name' >/dev/console
+			${kmemleak:+bash '$top/scripts/vm/guest-kcheck.sh' mark $k}" >/dev/null 2>&1
 	done
 	mark job
 	RPVM_TIMEOUT=$tmo RPVM_TIMING=$run/timing-h1.$k timeout -k 10 "$tmo" \
@@ -304,16 +326,7 @@ for ((k = 1; k <= ${#jobs[@]}; k++)); do
 		echo "# vm: test timed out after $tmo s" >>"$out"
 		rc=1
 	fi
-	# The guests scan side by side: each has its own vCPU, and a
-	# kmemleak scan of a debug guest under TCG is slow.
-	for ((i = 1; i <= nhosts; i++)); do
-		if [ "$i" = 1 ]; then
-			bash -c "$kcheck" 2>&1
-		else
-			RPVM_QUIET=1 on_host "$i" "$kcheck" 2>&1
-		fi | grep -E -A 12 "$bugs" >"$run/h$i.kbugs" &
-	done
-	wait
+	kscan scan "$k"
 	for ((i = 1; i <= nhosts; i++)); do
 		if [ -s "$run/h$i.kbugs" ]; then
 			echo "# vm: kernel problem on h$i:" >>"$out"
@@ -346,5 +359,9 @@ for ((k = 1; k <= ${#jobs[@]}; k++)); do
 	done
 	wait
 done
+# The last job's leaks need a scan after the one that followed it.
+if [ -n "$kmemleak" ]; then
+	kscan final "$((k > ${#jobs[@]} ? ${#jobs[@]} : k))"
+fi
 sync
 halt

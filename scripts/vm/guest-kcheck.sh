@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The kernel's own verdict on one guest, run by guest-init.sh on every
+# guest after each job of a run:
+#   guest-kcheck.sh mark K     job K starts (debug kernels: note jiffies)
+#   guest-kcheck.sh scan K     after job K: its kernel problems
+#   guest-kcheck.sh final K    after the last job K: kmemleak's last word
+# "scan" and "final" print each report line as "J LINE", J the job the
+# report belongs to, and empty the log (and kmemleak's list) so that the
+# next scan shows only what came after.
+#
+# kmemleak reports an object only when it was unreferenced, at least 5 s
+# old and unchanged since the scan before: one scan after a job finds
+# what the job before it leaked, not its own leaks (a single scan missed
+# rp_stub_leak.ko's leak). Scanning twice after every job cost the debug
+# lane about 30 s a job; instead each job's scan is the second one for
+# the job before, a report is given to the job that was running when
+# the object was allocated (its jiffies against the marks below), and
+# the last job gets a second scan of its own ("final").
+
+marks=/run/rpvm.kmarks
+leaks=/sys/kernel/debug/kmemleak
+
+# Each report is shown whole: the pattern line and what follows it.
+bugs='BUG[: ]|WARNING:|Oops|general protection|Call Trace|UBSAN|KASAN|KFENCE|list_(add|del) corruption|Objects remaining|refcount_t|soft lockup|hung_task|rcu.*stall|suspicious RCU|lock held when returning|unreferenced object'
+
+jiffies() {
+	local l
+	while read -r l; do
+		case $l in "jiffies: "*) echo "${l#jiffies: }"; return 0 ;; esac
+	done </proc/timer_list
+	return 1
+}
+
+mode=${1:-} job=${2:-}
+case $job in '' | *[!0-9]*) echo "usage: $0 mark|scan|final JOB" >&2; exit 2 ;; esac
+
+case $mode in
+mark)
+	[ -w "$leaks" ] || exit 0
+	echo "$job $(jiffies)" >>"$marks"
+	exit 0
+	;;
+scan) ;;
+final)
+	[ -w "$leaks" ] || exit 0
+	sleep 6
+	;;
+*) echo "usage: $0 mark|scan|final JOB" >&2; exit 2 ;;
+esac
+
+if [ -w "$leaks" ]; then
+	echo scan >"$leaks"
+	# A leak's job: the last one marked at or before its allocation;
+	# one from before the first mark (the boot) counts against job 1.
+	awk -v marks="$marks" '
+		BEGIN { while ((getline l < marks) > 0) { split(l, f, " "); n++; mk[n] = f[1]; mj[n] = f[2] } }
+		/^unreferenced object/ { if (nb) flush(); j = 1; left = 13 }
+		/^  comm .* jiffies [0-9]+/ && left {
+			at = $NF + 0
+			for (i = 1; i <= n; i++)
+				if (mj[i] + 0 <= at)
+					j = mk[i]
+		}
+		left { buf[++nb] = $0; left--; if (!left) flush() }
+		function flush(  i) { for (i = 1; i <= nb; i++) print j, buf[i]; nb = 0 }
+		END { if (nb) flush() }' "$leaks"
+	echo clear >"$leaks"
+fi
+dmesg | awk -v j="$job" -v re="$bugs" '$0 ~ re { left = 13 } left { print j, $0; left-- }'
+dmesg -C
