@@ -27,7 +27,12 @@ echo "# check-debug: kernel $rel ready after $(($(date +%s) - t0)) s"
 export ROCEPATH_VM_MEM=${ROCEPATH_VM_MEM:-1536}
 # ACPI's AML interpreter under KASAN and TCG runs past its loop timeout on
 # the PCI routing table (_PRT), 30 s per try; the guests need no ACPI IRQs.
-export ROCEPATH_VM_CMDLINE=${ROCEPATH_VM_CMDLINE:-acpi=noirq}
+# SLUB's own debugging (red zones, poison, checks at every free) is off:
+# KASAN finds the out-of-bounds accesses, uses after free and double frees
+# it would, at the access itself, and slub_debug sent every allocation
+# down SLUB's slow path. Zeroing on free stays: without it a stale copy of
+# a pointer in freed memory hid rp_stub_leak.ko's leak from kmemleak.
+export ROCEPATH_VM_CMDLINE=${ROCEPATH_VM_CMDLINE:-acpi=noirq slub_debug=-}
 export ROCEPATH_VM_TIMEOUT_FACTOR=${ROCEPATH_VM_TIMEOUT_FACTOR:-4}
 export NL_FUZZ_COUNT=${NL_FUZZ_COUNT:-50000}
 # Two debug-kernel rxe senders move well under 1 Mbit/s between them: at the
