@@ -251,19 +251,6 @@ static inline void lsym_flips(struct lsym *t)
 			t->fy[__builtin_ctz(y)] |= (uint16_t)(1u << i);
 }
 
-/* s with every member's equations of hop l, m left open. */
-static inline void lsym_init(struct lsym *t, const struct lsys *s,
-			     const struct lhop *l)
-{
-	t->s = *s;
-	memset(t->ry, 0, s->n * sizeof(*t->ry));
-	t->nz = 0;
-	t->none = false;
-	for (int b = 0; b < l->k; b++)
-		lsym_add(t, l->row[b], l->m0 >> b & 1, 1u << b);
-	lsym_flips(t);
-}
-
 /* lhop_want() of member m: false if inconsistent, else *out the system. */
 static inline bool lsym_member(const struct lsym *t, uint32_t m,
 			       struct lsys *out)
@@ -277,6 +264,117 @@ static inline bool lsym_member(const struct lsym *t, uint32_t m,
 	for (; m; m &= m - 1)
 		out->rhs ^= t->fy[__builtin_ctz(m)];
 	return true;
+}
+
+/*
+ * lsym's reduction with the system's right-hand sides left open too: the
+ * row operations that add a hop's equations to a system depend only on
+ * the rows (the system's and the hop's), which a walker's aims meet again
+ * and again (one leaf model, a few spine and superspine ones), while the
+ * addresses only move the system's rhs and the hop's m0. Each rhs bit of
+ * the result, and each condition (a hop row that reduces to nothing), is
+ * the parity of some bits of the system's rhs and of the member's m ^ m0:
+ * a word holds the result's rhs in its low bits and the conditions'
+ * values from bit LFORM_ZBIT on (all clear: the member is consistent),
+ * and bit j of the system's rhs flips fs[j] in it, bit b of m ^ m0 fm[b].
+ * A system and m0 then cost a few XORs, and each member one more.
+ */
+#define LFORM_ZBIT	16	/* > the rhs bits (RP_SPORT_BITS rows at most) */
+
+struct lform {
+	struct lsys s;			/* the result's rows (rhs 0) */
+	int k;				/* the hop's rows */
+	uint64_t fs[RP_SPORT_BITS];
+	uint64_t fm[32];
+	uint64_t fstep[32];		/* fm[0] ^ .. ^ fm[b]: m - 1 to m */
+};
+
+/* f's word bit bit is the parity of bits y of in's rhs | m ^ m0 << 14. */
+static inline void lform_spread(struct lform *f, uint64_t y, uint64_t bit)
+{
+	for (; y; y &= y - 1) {
+		int j = __builtin_ctzll(y);
+
+		if (j < RP_SPORT_BITS)
+			f->fs[j] |= bit;
+		else
+			f->fm[j - RP_SPORT_BITS] |= bit;
+	}
+}
+
+/* f for hop rows row[0..k) added to the rows of in (its rhs ignored). */
+static inline void lform_init(struct lform *f, const struct lsys *in,
+			      const uint16_t *row, int k)
+{
+	/* d[i], z[]: bits of in's rhs | m ^ m0 << RP_SPORT_BITS */
+	uint64_t d[RP_SPORT_BITS], z[32], acc = 0;
+	struct lsys *s = &f->s;
+	int nz = 0;
+
+	*s = *in;
+	s->rhs = 0;
+	for (int i = 0; i < s->n; i++)
+		d[i] = 1ull << i;
+	for (int b = 0; b < k; b++) {
+		uint64_t y = 1ull << (RP_SPORT_BITS + b);
+		uint16_t r = row[b];
+		int p;
+
+		for (int i = 0; i < s->n; i++)
+			if (r >> s->piv[i] & 1) {
+				r ^= s->row[i];
+				y ^= d[i];
+			}
+		if (!r) {
+			z[nz++] = y;
+			continue;
+		}
+		p = __builtin_ctz(r);
+		for (int i = 0; i < s->n; i++)
+			if (s->row[i] >> p & 1) {
+				s->row[i] ^= r;
+				d[i] ^= y;
+			}
+		s->row[s->n] = r;
+		d[s->n] = y;
+		s->piv[s->n++] = p;
+		s->pivots |= 1u << p;
+	}
+	f->k = k;
+	memset(f->fs, 0, sizeof(f->fs));
+	memset(f->fm, 0, k * sizeof(*f->fm));
+	for (int i = 0; i < s->n; i++)
+		lform_spread(f, d[i], 1ull << i);
+	for (int i = 0; i < nz; i++)
+		lform_spread(f, z[i], 1ull << (LFORM_ZBIT + i));
+	for (int b = 0; b < k; b++)
+		f->fstep[b] = acc ^= f->fm[b];
+}
+
+/* Member 0's word for a system with rhs r and a hop with m0. */
+static inline uint64_t lform_word(const struct lform *f, uint32_t r,
+				  uint32_t m0)
+{
+	uint64_t x = 0;
+
+	for (; r; r &= r - 1)
+		x ^= f->fs[__builtin_ctz(r)];
+	for (; m0; m0 &= m0 - 1)
+		x ^= f->fm[__builtin_ctz(m0)];
+	return x;
+}
+
+/* Member m's word from member m - 1's (0 < m < 2^k). */
+static inline uint64_t lform_next(const struct lform *f, uint64_t x,
+				  uint32_t m)
+{
+	return x ^ f->fstep[__builtin_ctz(m)];
+}
+
+/* Whether word x's member is consistent; its system is f's rows, rhs x. */
+static inline bool lform_holds(uint64_t x)
+{
+	return !(x >> LFORM_ZBIT);
 }
 
 /*

@@ -17,11 +17,28 @@
 /* One switch's hop toward the walker's destination, built on first use. */
 struct rp_hopc {
 	int gen;		/* valid when == walker gen */
-	int n, off;		/* group size; its links at grp + off */
+	int n, off;		/* group size; its links at grp + off (the
+				 * last spine's: pl->blinks + off) */
 	struct rp_hash_ctx c;
 	int lgen;		/* lm valid when == walker gen */
 	struct lhop_memo lm;	/* the members as equations */
 };
+
+/*
+ * lin_paths()'s lforms, found again by the system they add a hop to (their
+ * parent, a form too) and the hop's rows: a tree whose every level is a
+ * tier of the paths, and whose few nodes (one leaf model, a few spine and
+ * superspine ones) serve every aim.
+ */
+struct rp_form {
+	struct lform f;
+	uint16_t row[32];	/* the hop's, f.k of them */
+	int next, child;	/* next of the parent's, first of its own; -1 */
+};
+
+#define RP_FORMS	512	/* forms kept; beyond them, made per use */
+#define RP_LP_OWN	0xFFFFu	/* a path's system is in lps[] already */
+#define RP_TIERS	4	/* a path's hops: leaf, spine, superspine, last */
 
 struct rp_walker {
 	const struct rp_plan *pl;
@@ -41,14 +58,18 @@ struct rp_walker {
 	/* rp_walk_least(): the paths, solved (valid: lpgen == gen) */
 	int lpgen, nlp;		/* nlp -1: a hop is not solvable */
 	struct rp_path *lp;
-	struct lsys *lps;	/* each path's ports, as a system */
+	struct lsys *lps;	/* each path's ports, as a system (lp_sys()) */
+	uint32_t *lpk;		/* its form << 16 | rhs, or RP_LP_OWN << 16 */
 	/* rp_walk_least_grown(): the last least, on path lsi, in loads l* */
 	int lsgen, lsi;
 	long lsv;
 	const int *lsupl, *lsdnl;
 	uint32_t *skey;		/* rp_walk_paths(): first port << 14 | path */
 	uint32_t *stmp;		/* sort_keys()'s other half */
-	struct lsym t0, t1, t2, t3;	/* lin_paths(): per tier, members open */
+	/* lin_paths(): the leaf's equations, and forms kept from aim to aim */
+	struct lhop_memo llm;
+	struct rp_form *forms;	/* RP_FORMS, then a scratch one per tier */
+	int nforms, froot;	/* froot: the forms on the empty system */
 };
 
 #define RP_WALK_HASH	32768	/* > distinct paths (<= 16384 ports) */
@@ -70,8 +91,10 @@ void rp_walker_free(struct rp_walker *w)
 	free(w->memo);
 	free(w->lp);
 	free(w->lps);
+	free(w->lpk);
 	free(w->skey);
 	free(w->stmp);
+	free(w->forms);
 	free(w);
 }
 
@@ -96,12 +119,16 @@ int rp_walker_new(const struct rp_plan *pl, struct rp_walker **out)
 	w->memo = calloc(RP_SPORT_COUNT, sizeof(*w->memo));
 	w->lp = calloc(RP_SPORT_COUNT, sizeof(*w->lp));
 	w->lps = calloc(RP_SPORT_COUNT, sizeof(*w->lps));
+	w->lpk = calloc(RP_SPORT_COUNT, sizeof(*w->lpk));
 	w->skey = calloc(RP_SPORT_COUNT, sizeof(*w->skey));
 	w->stmp = calloc(RP_SPORT_COUNT, sizeof(*w->stmp));
+	w->forms = calloc(RP_FORMS + RP_TIERS, sizeof(*w->forms));
 	w->src_nic = w->dst_nic = -1;
+	w->llm.lh.k = -1;
+	w->froot = -1;
 	if (!w->lgrp || !w->sp || !w->sl || !w->su || !w->sgrp || !w->ugrp ||
 	    !w->hkey || !w->hstamp || !w->paths || !w->mstamp || !w->memo ||
-	    !w->lp || !w->lps || !w->skey || !w->stmp) {
+	    !w->lp || !w->lps || !w->lpk || !w->skey || !w->stmp || !w->forms) {
 		rp_walker_free(w);
 		return -ENOMEM;
 	}
@@ -157,8 +184,8 @@ static struct rp_hopc *hop_build(struct rp_walker *w, struct rp_hopc *h,
 					   pl->super_u0[sw + 1] - h->off);
 		m = &t->sw[t->super_sw[sw]].hash;
 	} else {		/* last spine, down to the leaf */
-		h->off = 0;
 		h->n = bcount(pl, w->dst, sw);
+		h->off = h->n > 0 ? bget(pl, w->dst, sw)->s0 : 0;
 		m = &t->sw[t->spine_sw[sw]].hash;
 	}
 	if (h->n > 1)
@@ -187,7 +214,6 @@ static int walk(struct rp_walker *w, uint16_t port, struct rp_path *out)
 {
 	const struct rp_plan *pl = w->pl;
 	const struct rp_topo *t = pl->t;
-	const struct bundle *db;
 	struct rp_hopc *h;
 	int m, s, s2;
 
@@ -217,8 +243,7 @@ static int walk(struct rp_walker *w, uint16_t port, struct rp_path *out)
 	m = hop_member(h, port);
 	if (m < 0)
 		return -1;
-	db = bget(pl, w->dst, s2);
-	out->dn = pl->blinks[db->s0 + m];
+	out->dn = pl->blinks[h->off + m];
 	out->port = port;
 	return 0;
 }
@@ -345,41 +370,160 @@ static const struct lhop *hop_lin(struct rp_walker *w, struct rp_hopc *h)
 	return lhop_memo_get(&h->lm, &h->c, h->n);
 }
 
-/* Keeps path p down dn, taken by the ports of s. */
-static int lin_store(struct rp_walker *w, const struct lsys *s,
+/*
+ * The form of hop l on the system of form parent (-1: the empty system)
+ * at path tier tier: kept from an earlier aim, or made and kept under its
+ * parent; once RP_FORMS are kept, or on a form not kept, it is made in
+ * the tier's scratch form for this use.
+ */
+static int form_get(struct rp_walker *w, int parent, int tier,
+		    const struct lhop *l)
+{
+	static const struct lsys empty = { 0 };
+	struct rp_form *x;
+	int *at = NULL, i;
+
+	if (parent < RP_FORMS) {
+		at = parent < 0 ? &w->froot : &w->forms[parent].child;
+		for (i = *at; i >= 0; i = w->forms[i].next)
+			if (w->forms[i].f.k == l->k &&
+			    !memcmp(w->forms[i].row, l->row,
+				    l->k * sizeof(*l->row)))
+				return i;
+	}
+	if (at && w->nforms < RP_FORMS) {
+		i = w->nforms++;
+		w->forms[i].next = *at;
+		*at = i;
+	} else {
+		i = RP_FORMS + tier;
+	}
+	x = &w->forms[i];
+	x->child = -1;
+	memcpy(x->row, l->row, l->k * sizeof(*l->row));
+	lform_init(&x->f, parent < 0 ? &empty : &w->forms[parent].f.s,
+		   l->row, l->k);
+	return i;
+}
+
+/*
+ * Keeps path p down dn, taken by the ports of form fi's rows with rhs r:
+ * only as the form and r where the form stays for the aim, since most
+ * paths' systems are never looked at (rp_walk_least() needs the links).
+ */
+static int lin_store(struct rp_walker *w, int fi, uint16_t r,
 		     struct rp_path *p, int dn)
 {
+	static const struct lsys empty = { 0 };
+
 	if (w->nlp >= RP_SPORT_COUNT)	/* cannot be: disjoint ports */
 		return -1;
 	p->dn = dn;
-	w->lps[w->nlp] = *s;
+	if (fi >= 0 && fi < RP_FORMS) {
+		w->lpk[w->nlp] = (uint32_t)fi << 16 | r;
+	} else {
+		w->lps[w->nlp] = fi < 0 ? empty : w->forms[fi].f.s;
+		w->lps[w->nlp].rhs = r;
+		w->lpk[w->nlp] = RP_LP_OWN << 16;
+	}
 	w->lp[w->nlp++] = *p;
 	return 0;
 }
 
-/* Paths from the last spine s2 on, for the ports of system s. */
-static int lin_last(struct rp_walker *w, const struct lsys *s,
-		    struct rp_path *p, int s2)
+/* Path i's system, made from its form on first use. */
+static const struct lsys *lp_sys(struct rp_walker *w, int i)
+{
+	uint32_t k = w->lpk[i];
+
+	if (k >> 16 != RP_LP_OWN) {
+		w->lps[i] = w->forms[k >> 16].f.s;
+		w->lps[i].rhs = (uint16_t)k;
+		w->lpk[i] = RP_LP_OWN << 16;
+	}
+	return &w->lps[i];
+}
+
+static int lin_tier(struct rp_walker *w, int tier, int sw, int fi,
+		    uint16_t r, struct rp_path *p);
+
+/*
+ * The last hop (tier 3) for the system of form fi, rhs r: a spine with one
+ * link down needs no equations, and most paths end so.
+ */
+static int lin_last(struct rp_walker *w, int sw, int fi, uint16_t r,
+		    struct rp_path *p)
+{
+	struct rp_hopc *h = hop_get(w, &w->sl[sw], sw, 2);
+
+	if (h->n == 1)
+		return lin_store(w, fi, r, p, w->pl->blinks[h->off]);
+	return lin_tier(w, 3, sw, fi, r, p);
+}
+
+/*
+ * The paths on from the hop at tier tier (0 the leaf, 1 spine sw up, 2
+ * superspine sw down, 3 spine sw down to the leaf), for the ports of the
+ * system of form fi (-1: none yet) with rhs r, p holding the links so far.
+ */
+static int lin_tier(struct rp_walker *w, int tier, int sw, int fi,
+		    uint16_t r, struct rp_path *p)
 {
 	const struct rp_plan *pl = w->pl;
-	struct rp_hopc *h = hop_get(w, &w->sl[s2], s2, 2);
+	const struct rp_topo *t = pl->t;
+	const struct lform *f = NULL;
+	struct rp_hopc *h = NULL;
 	const struct lhop *l;
-	const struct bundle *db;
+	uint64_t x = r;
+	int n;
 
-	if (h->n <= 0)
-		return 0;
-	l = hop_lin(w, h);
+	if (!tier) {
+		n = w->nleaf;
+		l = lhop_memo_get(&w->llm, &w->lc, n);
+	} else {
+		h = hop_get(w, tier == 1 ? &w->sp[sw] : tier == 2 ?
+			    &w->su[sw] : &w->sl[sw], sw, tier - 1);
+		n = h->n;
+		if (n <= 0)
+			return 0;
+		l = hop_lin(w, h);
+	}
 	if (!l)
 		return -1;
-	db = bget(pl, w->dst, s2);
-	if (!l->k)	/* one link down: the path needs no more equations */
-		return lin_store(w, s, p, pl->blinks[db->s0]);
-	lsym_init(&w->t3, s, l);
-	for (int c = 0; c < h->n; c++) {
-		struct lsys s3;
+	/* one member: no equations, the system goes on as it is */
+	if (l->k) {
+		fi = form_get(w, fi, tier, l);
+		f = &w->forms[fi].f;
+		x = lform_word(f, r, l->m0);
+	}
+	for (int m = 0; m < n; m++) {
+		int next;
 
-		if (lsym_member(&w->t3, c, &s3) &&
-		    lin_store(w, &s3, p, pl->blinks[db->s0 + c]))
+		if (m)
+			x = lform_next(f, x, m);
+		if (!lform_holds(x))
+			continue;
+		switch (tier) {
+		case 0:
+			p->up = w->lgrp[m];
+			next = t->links[p->up].spine;
+			break;
+		case 1:
+			p->uu = w->sgrp[h->off + m];
+			next = t->ulinks[p->uu].super;
+			break;
+		case 2:
+			p->ud = w->ugrp[h->off + m];
+			next = t->ulinks[p->ud].spine;
+			break;
+		default:
+			if (lin_store(w, fi, (uint16_t)x, p,
+				      pl->blinks[h->off + m]))
+				return -1;
+			continue;
+		}
+		if (tier == 2 || !w->far ?
+		    lin_last(w, next, fi, (uint16_t)x, p) :
+		    lin_tier(w, tier + 1, next, fi, (uint16_t)x, p))
 			return -1;
 	}
 	return 0;
@@ -390,72 +534,24 @@ static int lin_last(struct rp_walker *w, const struct lsys *s,
  * them, without walking ports: each hop's member is a set of equations
  * in the port's bits (linear hashes, power-of-two groups), and a path is
  * taken by some port iff its equations are consistent (distinct paths
- * have disjoint solutions, so there are at most 16,384). nlp -1 when some
- * hop cannot be solved (tables, other group sizes).
+ * have disjoint solutions, so there are at most 16,384). The equations
+ * are added hop by hop through forms (lform), which the aims share. nlp
+ * -1 when some hop cannot be solved (tables, other group sizes).
  */
 static void lin_paths(struct rp_walker *w)
 {
-	const struct rp_topo *t = w->pl->t;
-	const struct lsys empty = { 0 };
-	struct lhop ll;
+	struct rp_path p = { .uu = -1, .ud = -1 };
 
 	w->nlp = 0;
 	if (w->nleaf <= 0)
 		return;
-	if (lhop_init(&ll, &w->lc, w->nleaf))
-		goto fail;
-	lsym_init(&w->t0, &empty, &ll);
-	for (int m = 0; m < w->nleaf; m++) {
-		struct rp_path p = { .up = w->lgrp[m], .uu = -1, .ud = -1 };
-		int s = t->links[p.up].spine;
-		const struct lhop *l;
-		struct rp_hopc *h;
-		struct lsys s0;
-
-		if (!lsym_member(&w->t0, m, &s0))
-			continue;
-		if (!w->far) {
-			if (lin_last(w, &s0, &p, s))
-				goto fail;
-			continue;
-		}
-		h = hop_get(w, &w->sp[s], s, 0);
-		if (h->n <= 0)
-			continue;
-		l = hop_lin(w, h);
-		if (!l)
-			goto fail;
-		lsym_init(&w->t1, &s0, l);
-		for (int a = 0; a < h->n; a++) {
-			const struct lhop *l2;
-			struct rp_hopc *h2;
-			struct lsys s1;
-
-			if (!lsym_member(&w->t1, a, &s1))
-				continue;
-			p.uu = w->sgrp[h->off + a];
-			h2 = hop_get(w, &w->su[t->ulinks[p.uu].super],
-				     t->ulinks[p.uu].super, 1);
-			if (h2->n <= 0)
-				continue;
-			l2 = hop_lin(w, h2);
-			if (!l2)
-				goto fail;
-			lsym_init(&w->t2, &s1, l2);
-			for (int b = 0; b < h2->n; b++) {
-				struct lsys s2;
-
-				if (!lsym_member(&w->t2, b, &s2))
-					continue;
-				p.ud = w->ugrp[h2->off + b];
-				if (lin_last(w, &s2, &p, t->ulinks[p.ud].spine))
-					goto fail;
-			}
-		}
+	/* full: this aim's forms are kept instead */
+	if (w->nforms == RP_FORMS) {
+		w->nforms = 0;
+		w->froot = -1;
 	}
-	return;
-fail:
-	w->nlp = -1;
+	if (lin_tier(w, 0, 0, -1, 0, &p))
+		w->nlp = -1;
 }
 
 /* The aim's paths solved, once per aim. */
@@ -591,7 +687,7 @@ static int solve_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
 
 	p0 &= RP_SPORT_MASK;
 	for (int i = 0; i < w->nlp; i++) {
-		const struct lsys *s = &w->lps[i];
+		const struct lsys *s = lp_sys(w, i);
 		uint32_t size = 1u << (RP_SPORT_BITS - s->n), k, x;
 		int taken = lsys_taken(s, used, nused);
 
@@ -655,13 +751,13 @@ int rp_walk_within(struct rp_walker *w, const int *upl, const int *dnl,
 	for (int i = 0; i < w->nlp; i++) {
 		if (rp_path_load(w->pl, upl, dnl, &w->lp[i]) > lim)
 			continue;
-		q += 1L << (RP_SPORT_BITS - w->lps[i].n);
+		q += 1L << (RP_SPORT_BITS - lp_sys(w, i)->n);
 		if (q > max)
 			return -1;
 		w->skey[n++] = i;
 	}
 	for (int j = 0; j < n; j++) {
-		const struct lsys *s = &w->lps[w->skey[j]];
+		const struct lsys *s = lp_sys(w, w->skey[j]);
 		struct rp_path p = w->lp[w->skey[j]];
 
 		for (uint32_t k = 0; k < 1u << (RP_SPORT_BITS - s->n); k++) {

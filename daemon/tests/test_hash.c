@@ -296,6 +296,25 @@ static uint32_t lcg(uint32_t *r)
 	return *r >> 8;
 }
 
+/* A random IPv4 address in 10.0.0.0/13 from x. */
+static void rand_v4(struct rp_addr *a, uint32_t x)
+{
+	v4(a, 10, x % 8, x >> 3 & 255, x >> 11 & 255);
+}
+
+/* A random linear model whose input holds the port. */
+static void rand_lin_model(uint32_t *rnd, struct rp_hash_model *m)
+{
+	size_t li = lcg(rnd) % NLAYS_PORT;
+
+	memset(m, 0, sizeof(*m));
+	m->alg = lin_algs[lcg(rnd) % NLIN_ALGS];
+	m->sel = lcg(rnd) % 3;
+	m->seed = lcg(rnd);
+	m->nfields = lays[li].n;
+	memcpy(m->fields, lays[li].f, sizeof(lays[li].f));
+}
+
 /*
  * The port search's solve (plan_lsys.h, as find_port() and the port
  * walker use it) against the plain scan: random hops (every linear
@@ -328,18 +347,11 @@ TEST(lsys_solve_matches_scan)
 		uint32_t a = lcg(&rnd), b = lcg(&rnd);
 
 		nh = 1 + lcg(&rnd) % 3;
-		v4(&s, 10, a % 8, a >> 3 & 255, a >> 11 & 255);
-		v4(&d, 10, b % 8, b >> 3 & 255, b >> 11 & 255);
+		rand_v4(&s, a);
+		rand_v4(&d, b);
 		p0 = lcg(&rnd) % 16384;
 		for (int i = 0; i < nh; i++) {
-			size_t li = lcg(&rnd) % NLAYS_PORT;
-
-			memset(&m[i], 0, sizeof(m[i]));
-			m[i].alg = lin_algs[lcg(&rnd) % NLIN_ALGS];
-			m[i].sel = lcg(&rnd) % 3;
-			m[i].seed = lcg(&rnd);
-			m[i].nfields = lays[li].n;
-			memcpy(m[i].fields, lays[li].f, sizeof(lays[li].f));
+			rand_lin_model(&rnd, &m[i]);
 			g[i] = 1u << lcg(&rnd) % 6;
 			want[i] = lcg(&rnd) % g[i];
 			rp_hash_ctx_init(&c[i], &m[i], &s, &d, &lin);
@@ -382,6 +394,75 @@ TEST(lsys_solve_matches_scan)
 }
 
 /* A measured table maps sport to member; missing ports are unusable. */
+/*
+ * lin_paths()' forms (plan_lsys.h, lform) against adding each hop's
+ * equations to the system in turn (lhop_want()): random chains of up to
+ * four hops (every linear algorithm and select, random seeds and
+ * addresses, groups of 1 to 16), every combination of members. A form
+ * built once per chain's rows serves every member and address: its word
+ * says consistent exactly when the system is, and then holds the same
+ * rows, pivots and right-hand side.
+ */
+TEST(lform_matches_want)
+{
+	struct rp_hash_lin lin;
+	uint32_t rnd = 4242;
+	long held = 0, combos = 0;
+
+	memset(&lin, 0, sizeof(lin));
+	for (int trial = 0; trial < 200; trial++) {
+		struct rp_hash_model m[4];
+		struct rp_hash_ctx c[4];
+		struct lhop l[4];
+		struct lform f[4];
+		const struct lsys empty = { 0 };
+		struct rp_addr s, d;
+		uint32_t a = lcg(&rnd), b = lcg(&rnd), total = 1;
+		int nh = 1 + lcg(&rnd) % 4;
+
+		rand_v4(&s, a);
+		rand_v4(&d, b);
+		for (int i = 0; i < nh; i++) {
+			rand_lin_model(&rnd, &m[i]);
+			rp_hash_ctx_init(&c[i], &m[i], &s, &d, &lin);
+			ASSERT_EQ(0, lhop_init(&l[i], &c[i], 1u << lcg(&rnd) % 5));
+			lform_init(&f[i], i ? &f[i - 1].s : &empty, l[i].row,
+				   l[i].k);
+			total <<= l[i].k;
+		}
+		for (uint32_t combo = 0; combo < total; combo++) {
+			struct lsys sys = { 0 };
+			uint32_t rest = combo, r = 0;
+			bool ok = true, fok = true;
+
+			for (int i = 0; i < nh && fok; i++) {
+				uint32_t want = rest & ((1u << l[i].k) - 1);
+				uint64_t x = lform_word(&f[i], r, l[i].m0);
+
+				rest >>= l[i].k;
+				ok = ok && lhop_want(&sys, &l[i], want);
+				for (uint32_t mm = 1; mm <= want; mm++)
+					x = lform_next(&f[i], x, mm);
+				fok = lform_holds(x);
+				r = (uint16_t)x;
+			}
+			ASSERT_EQ(ok, fok);
+			combos++;
+			if (!ok)
+				continue;
+			ASSERT_EQ(sys.n, f[nh - 1].s.n);
+			ASSERT_EQ(sys.pivots, f[nh - 1].s.pivots);
+			ASSERT_EQ(sys.rhs, r);
+			ASSERT_EQ(0, memcmp(sys.row, f[nh - 1].s.row,
+					    sys.n * sizeof(*sys.row)));
+			ASSERT_EQ(0, memcmp(sys.piv, f[nh - 1].s.piv, sys.n));
+			held++;
+		}
+	}
+	rp_hash_lin_free(&lin);
+	TH_LOG("%ld of %ld member combinations consistent", held, combos);
+}
+
 TEST(table_model)
 {
 	int32_t table[65536];
