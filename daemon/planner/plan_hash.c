@@ -357,6 +357,59 @@ void rp_hash_ctx_init(struct rp_hash_ctx *c, const struct rp_hash_model *m,
 	c->lin = true;
 }
 
+void rp_hash_ctx_init_like(struct rp_hash_ctx *c,
+			   const struct rp_hash_model *m,
+			   const struct rp_addr *src, const struct rp_addr *dst,
+			   struct rp_hash_lin *lin,
+			   const struct rp_hash_ctx *like)
+{
+	uint32_t d, base;
+
+	if (!like || !like->lin || !lin || like->m->alg != m->alg ||
+	    like->m->nfields != m->nfields ||
+	    memcmp(like->m->fields, m->fields,
+		   m->nfields * sizeof(*m->fields)))
+		goto full;
+	d = like->m->seed ^ m->seed;
+	base = like->base;
+	if (m->alg == RP_HASH_XOR16) {
+		/* the seed is the input's first two words */
+		base ^= d >> 16 ^ (d & 0xFFFF);
+	} else {
+		for (int i = 0; i < 4; i++) {
+			const uint32_t *t = lin_table(lin, m->alg,
+						      like->len - 1 - i);
+
+			if (!t)
+				goto full;
+			base ^= t[d >> (24 - 8 * i) & 0xFF];
+		}
+	}
+	c->m = m;
+	c->len = like->len;
+	memcpy(c->buf, like->buf, like->len);
+	c->buf[0] = m->seed >> 24;
+	c->buf[1] = m->seed >> 16;
+	c->buf[2] = m->seed >> 8;
+	c->buf[3] = m->seed;
+	c->nsport = like->nsport;
+	for (unsigned int i = 0; i < c->nsport; i++) {
+		c->sport_off[i] = like->sport_off[i];
+		if (m->alg == RP_HASH_XOR16) {
+			c->xhi[i] = like->xhi[i];
+			c->xlo[i] = like->xlo[i];
+		} else {
+			c->thi[i] = like->thi[i];
+			c->tlo[i] = like->tlo[i];
+		}
+	}
+	c->base = base;
+	c->lin = true;
+	return;
+full:
+	rp_hash_ctx_init(c, m, src, dst, lin);
+}
+
 /* The selected value of a linear context for sport. */
 static uint32_t lin_value(const struct rp_hash_ctx *c, uint16_t sport)
 {

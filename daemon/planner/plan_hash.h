@@ -108,6 +108,18 @@ struct rp_hash_ctx {
 void rp_hash_ctx_init(struct rp_hash_ctx *c, const struct rp_hash_model *m,
 		      const struct rp_addr *src, const struct rp_addr *dst,
 		      struct rp_hash_lin *lin);
+/*
+ * rp_hash_ctx_init() from like, a context of the same addresses whose
+ * model m differs from at most in seed and select (NULL, or another
+ * model: the full init). The inputs then differ only in the seed's four
+ * bytes, so the base moves by their linear part: four table look-ups
+ * instead of hashing the whole input.
+ */
+void rp_hash_ctx_init_like(struct rp_hash_ctx *c,
+			   const struct rp_hash_model *m,
+			   const struct rp_addr *src, const struct rp_addr *dst,
+			   struct rp_hash_lin *lin,
+			   const struct rp_hash_ctx *like);
 int rp_hash_ctx_member(struct rp_hash_ctx *c, uint16_t sport,
 		       unsigned int group);
 /*

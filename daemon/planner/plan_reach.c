@@ -47,6 +47,8 @@ struct rp_walker {
 	const struct rp_addr *sa, *da;
 	int nleaf, *lgrp;	/* the source leaf's group (t->links) */
 	struct rp_hash_ctx lc;
+	/* the aim's last linear context by algorithm: the next one's like */
+	const struct rp_hash_ctx *like[RP_HASH_TABLE];
 	struct rp_hopc *sp, *su, *sl;	/* per spine up, super, last spine */
 	int *sgrp, *ugrp;	/* spine and superspine groups (t->ulinks) */
 	/* distinct paths of rp_walk_paths(): open addressing on the path */
@@ -163,6 +165,9 @@ void rp_walker_flow(struct rp_walker *w, int fi)
 	w->nleaf = rp_plan_leaf_group(pl, p->src, p->dst, w->lgrp, t->nlinks);
 	rp_hash_ctx_init(&w->lc, &t->sw[t->leaf_sw[p->src]].hash, w->sa, w->da,
 			 (struct rp_hash_lin *)&pl->lin);
+	memset(w->like, 0, sizeof(w->like));
+	if (w->lc.lin)
+		w->like[w->lc.m->alg] = &w->lc;
 }
 
 static struct rp_hopc *hop_build(struct rp_walker *w, struct rp_hopc *h,
@@ -188,9 +193,14 @@ static struct rp_hopc *hop_build(struct rp_walker *w, struct rp_hopc *h,
 		h->off = h->n > 0 ? bget(pl, w->dst, sw)->s0 : 0;
 		m = &t->sw[t->spine_sw[sw]].hash;
 	}
-	if (h->n > 1)
-		rp_hash_ctx_init(&h->c, m, w->sa, w->da,
-				 (struct rp_hash_lin *)&pl->lin);
+	if (h->n <= 1)
+		return h;
+	/* the aim's switches of one model family differ in the seed */
+	rp_hash_ctx_init_like(&h->c, m, w->sa, w->da,
+			      (struct rp_hash_lin *)&pl->lin,
+			      m->alg < RP_HASH_TABLE ? w->like[m->alg] : NULL);
+	if (h->c.lin)
+		w->like[m->alg] = &h->c;
 	return h;
 }
 

@@ -463,6 +463,71 @@ TEST(lform_matches_want)
 	TH_LOG("%ld of %ld member combinations consistent", held, combos);
 }
 
+/*
+ * rp_hash_ctx_init_like(), which the port walker uses for an aim's
+ * switches of one model family: from a context of another seed
+ * and select (or another algorithm, which takes the full init), for every
+ * linear algorithm, field layout and family, the context gives the
+ * members whole-input hashing gives, and its base and input are those of
+ * rp_hash_ctx_init().
+ */
+TEST(ctx_like_matches_init)
+{
+	struct rp_hash_lin lin;
+	struct rp_addr s, d;
+	uint32_t rnd = 777;
+	long checked = 0;
+
+	memset(&lin, 0, sizeof(lin));
+	for (int trial = 0; trial < 400; trial++) {
+		uint32_t a = lcg(&rnd), b = lcg(&rnd);
+		size_t l = lcg(&rnd) % NLAYS;
+		struct rp_hash_model m0 = {
+			.alg = lin_algs[lcg(&rnd) % NLIN_ALGS],
+			.sel = lcg(&rnd) % 3, .seed = lcg(&rnd) * 2654435761u,
+			.nfields = lays[l].n,
+		};
+		struct rp_hash_model m = m0;
+		struct rp_hash_ctx c0, c, ref;
+
+		if (trial & 1) {
+			rand_v4(&s, a);
+			rand_v4(&d, b);
+		} else {
+			memset(&s, 0, sizeof(s));
+			s.family = AF_INET6;
+			s.raw[0] = 0x20;
+			s.raw[15] = a;
+			d = s;
+			d.raw[14] = b;
+		}
+		memcpy(m0.fields, lays[l].f, sizeof(lays[l].f));
+		memcpy(m.fields, lays[l].f, sizeof(lays[l].f));
+		m.sel = lcg(&rnd) % 3;
+		m.seed = lcg(&rnd) * 2246822519u;
+		if (trial % 5 == 0)
+			m.alg = lin_algs[lcg(&rnd) % NLIN_ALGS];
+		rp_hash_ctx_init(&c0, &m0, &s, &d, &lin);
+		rp_hash_ctx_init_like(&c, &m, &s, &d, &lin, &c0);
+		rp_hash_ctx_init(&ref, &m, &s, &d, &lin);
+		ASSERT_TRUE(c.lin);
+		ASSERT_EQ(ref.base, c.base);
+		ASSERT_EQ(ref.len, c.len);
+		ASSERT_EQ(ref.nsport, c.nsport);
+		ASSERT_EQ(0, memcmp(ref.buf, c.buf, ref.len));
+		for (int p = 0; p < 65536; p += 1 + (p & 7)) {
+			int64_t v = rp_hash_value(&m, &s, &d, p);
+
+			ASSERT_EQ((int)(v % 65521),
+				  rp_hash_ctx_member(&c, p, 65521));
+			ASSERT_EQ((int)(v & 15), rp_hash_ctx_member(&c, p, 16));
+			checked++;
+		}
+	}
+	ASSERT_GT(checked, 1000000);
+	rp_hash_lin_free(&lin);
+}
+
 TEST(table_model)
 {
 	int32_t table[65536];
