@@ -62,6 +62,7 @@ struct rp_walker {
 	struct rp_path *lp;
 	struct lsys *lps;	/* each path's ports, as a system (lp_sys()) */
 	uint32_t *lpk;		/* its form << 16 | rhs, or RP_LP_OWN << 16 */
+	int *lrun, nrun;	/* runs of paths with one up and uu: from lrun[j] */
 	/* rp_walk_least_grown(): the last least, on path lsi, in loads l* */
 	int lsgen, lsi;
 	long lsv;
@@ -94,6 +95,7 @@ void rp_walker_free(struct rp_walker *w)
 	free(w->lp);
 	free(w->lps);
 	free(w->lpk);
+	free(w->lrun);
 	free(w->skey);
 	free(w->stmp);
 	free(w->forms);
@@ -122,6 +124,7 @@ int rp_walker_new(const struct rp_plan *pl, struct rp_walker **out)
 	w->lp = calloc(RP_SPORT_COUNT, sizeof(*w->lp));
 	w->lps = calloc(RP_SPORT_COUNT, sizeof(*w->lps));
 	w->lpk = calloc(RP_SPORT_COUNT, sizeof(*w->lpk));
+	w->lrun = calloc(RP_SPORT_COUNT, sizeof(*w->lrun));
 	w->skey = calloc(RP_SPORT_COUNT, sizeof(*w->skey));
 	w->stmp = calloc(RP_SPORT_COUNT, sizeof(*w->stmp));
 	w->forms = calloc(RP_FORMS + RP_TIERS, sizeof(*w->forms));
@@ -130,7 +133,8 @@ int rp_walker_new(const struct rp_plan *pl, struct rp_walker **out)
 	w->froot = -1;
 	if (!w->lgrp || !w->sp || !w->sl || !w->su || !w->sgrp || !w->ugrp ||
 	    !w->hkey || !w->hstamp || !w->paths || !w->mstamp || !w->memo ||
-	    !w->lp || !w->lps || !w->lpk || !w->skey || !w->stmp || !w->forms) {
+	    !w->lp || !w->lps || !w->lpk || !w->lrun ||
+	    !w->skey || !w->stmp || !w->forms) {
 		rp_walker_free(w);
 		return -ENOMEM;
 	}
@@ -429,6 +433,10 @@ static int lin_store(struct rp_walker *w, int fi, uint16_t r,
 	if (w->nlp >= RP_SPORT_COUNT)	/* cannot be: disjoint ports */
 		return -1;
 	p->dn = dn;
+	/* the tiers' loops store a run's paths in a row */
+	if (!w->nlp || w->lp[w->nlp - 1].up != p->up ||
+	    w->lp[w->nlp - 1].uu != p->uu)
+		w->lrun[w->nrun++] = w->nlp;
 	if (fi >= 0 && fi < RP_FORMS) {
 		w->lpk[w->nlp] = (uint32_t)fi << 16 | r;
 	} else {
@@ -552,7 +560,7 @@ static void lin_paths(struct rp_walker *w)
 {
 	struct rp_path p = { .uu = -1, .ud = -1 };
 
-	w->nlp = 0;
+	w->nlp = w->nrun = 0;
 	if (w->nleaf <= 0)
 		return;
 	/* full: this aim's forms are kept instead */
@@ -749,6 +757,31 @@ bool rp_walk_solved(const struct rp_walker *w)
 	return w->lpgen == w->gen;
 }
 
+/*
+ * The busiest link up of run j of the solved paths (rp_path_load() of
+ * them all starts there), and in *end the path after the run.
+ */
+static long run_up(const struct rp_walker *w, const int *upl, int j, int *end)
+{
+	const struct rp_path *x = &w->lp[w->lrun[j]];
+	long mx = upl[x->up];
+
+	*end = j + 1 < w->nrun ? w->lrun[j + 1] : w->nlp;
+	if (x->uu >= 0 && upl[w->pl->t->nlinks + x->uu] > mx)
+		mx = upl[w->pl->t->nlinks + x->uu];
+	return mx;
+}
+
+/* rp_path_load() of a path of a run whose links up carry up to mx. */
+static inline long run_load(const struct rp_walker *w, const int *dnl,
+			    const struct rp_path *x, long mx)
+{
+	mx = dnl[x->dn] > mx ? dnl[x->dn] : mx;
+	if (x->uu >= 0 && dnl[w->pl->t->nlinks + x->ud] > mx)
+		mx = dnl[w->pl->t->nlinks + x->ud];
+	return mx;
+}
+
 int rp_walk_within(struct rp_walker *w, const int *upl, const int *dnl,
 		   long lim, long max, rp_walk_fn fn, void *arg)
 {
@@ -758,13 +791,18 @@ int rp_walk_within(struct rp_walker *w, const int *upl, const int *dnl,
 	lin_aim(w);
 	if (w->nlp < 0)
 		return -1;
-	for (int i = 0; i < w->nlp; i++) {
-		if (rp_path_load(w->pl, upl, dnl, &w->lp[i]) > lim)
-			continue;
-		q += 1L << (RP_SPORT_BITS - lp_sys(w, i)->n);
-		if (q > max)
-			return -1;
-		w->skey[n++] = i;
+	for (int j = 0, i, end; j < w->nrun; j++) {
+		long mx = run_up(w, upl, j, &end);
+
+		/* a run above lim at its links up is above it everywhere */
+		for (i = (mx > lim) ? end : w->lrun[j]; i < end; i++) {
+			if (run_load(w, dnl, &w->lp[i], mx) > lim)
+				continue;
+			q += 1L << (RP_SPORT_BITS - lp_sys(w, i)->n);
+			if (q > max)
+				return -1;
+			w->skey[n++] = i;
+		}
 	}
 	for (int j = 0; j < n; j++) {
 		const struct lsys *s = lp_sys(w, w->skey[j]);
@@ -786,12 +824,18 @@ int rp_walk_least(struct rp_walker *w, const int *upl, const int *dnl,
 	lin_aim(w);
 	if (w->nlp <= 0)
 		return -1;
-	for (int i = 0; i < w->nlp; i++) {
-		long mx = rp_path_load(w->pl, upl, dnl, &w->lp[i]);
+	for (int j = 0, i, end; j < w->nrun; j++) {
+		long up = run_up(w, upl, j, &end);
 
-		if (best < 0 || mx < best) {
-			best = mx;
-			w->lsi = i;
+		/* no path of the run is below best: they all carry up */
+		for (i = (best >= 0 && up >= best) ? end : w->lrun[j];
+		     i < end; i++) {
+			long mx = run_load(w, dnl, &w->lp[i], up);
+
+			if (best < 0 || mx < best) {
+				best = mx;
+				w->lsi = i;
+			}
 		}
 	}
 	w->lsgen = w->gen;
