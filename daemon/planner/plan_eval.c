@@ -67,6 +67,24 @@ static const int *far_group(const struct rp_plan *pl, struct far_tier *ft,
 }
 
 /*
+ * The member of a group of n that a switch's hash gives the default port,
+ * 0 where it gives none (a table without the port). A group of one needs
+ * no hash: most last spines have one link down to the leaf, and hashing
+ * the whole input for every flow's last hop was a tenth of the baselines.
+ */
+static int ecmp_member(const struct rp_hash_model *m, const struct flow *f,
+		       const struct rp_topo *t, int n)
+{
+	int k;
+
+	if (n == 1)
+		return 0;
+	k = rp_hash_member(m, &t->nics[f->src_nic].addr,
+			   &t->nics[f->dst_nic].addr, f->e_sport, n);
+	return k < 0 ? 0 : k;
+}
+
+/*
  * Between pods, from the first spine s on toward dst (g's leaf): the
  * spine's link up and the superspine's link down, each by the switch's
  * hash of the default port (ECMP) or by the destination NIC's slot
@@ -77,20 +95,18 @@ static int far_hops(const struct rp_plan *pl, const struct flow *f, int s,
 		    int *ud)
 {
 	const struct rp_topo *t = pl->t;
-	const struct rp_addr *sa = &t->nics[f->src_nic].addr;
-	const struct rp_addr *da = &t->nics[f->dst_nic].addr;
 	int slot = pl->nic_slot[f->dst_nic], n, m, u;
 	const int *grp;
 
 	grp = far_group(pl, &g->spine, g->stamp, s, dst, &n);
 	m = slice ? slot % n :
-	    rp_hash_member(&t->sw[t->spine_sw[s]].hash, sa, da, f->e_sport, n);
-	*uu = grp[m < 0 ? 0 : m];
+	    ecmp_member(&t->sw[t->spine_sw[s]].hash, f, t, n);
+	*uu = grp[m];
 	u = t->ulinks[*uu].super;
 	grp = far_group(pl, &g->super, g->stamp, u, dst, &n);
 	m = slice ? slot % n :
-	    rp_hash_member(&t->sw[t->super_sw[u]].hash, sa, da, f->e_sport, n);
-	*ud = grp[m < 0 ? 0 : m];
+	    ecmp_member(&t->sw[t->super_sw[u]].hash, f, t, n);
+	*ud = grp[m];
 	return t->ulinks[*ud].spine;
 }
 
@@ -141,10 +157,9 @@ int rp_plan_baselines(struct rp_plan *pl, int *grp, int gmax)
 					s = far_hops(pl, f, s, p->dst, &g,
 						     false, &f3->e_uu, &f3->e_ud);
 				db = bget(pl, p->dst, s);
-				m = rp_hash_member(&t->sw[t->spine_sw[s]].hash,
-						   &sn->addr, &dn->addr,
-						   f->e_sport, db->n);
-				f->e_dn = pl->blinks[db->s0 + (m < 0 ? 0 : m)];
+				m = ecmp_member(&t->sw[t->spine_sw[s]].hash, f, t,
+						db->n);
+				f->e_dn = pl->blinks[db->s0 + m];
 			}
 
 			/* destination slice: uplink = slot of the dst NIC */
