@@ -63,6 +63,7 @@ struct rp_walker {
 	struct lsys *lps;	/* each path's ports, as a system (lp_sys()) */
 	uint32_t *lpk;		/* its form << 16 | rhs, or RP_LP_OWN << 16 */
 	int *lrun, nrun;	/* runs of paths with one up and uu: from lrun[j] */
+	bool newrun;		/* lin_store(): the next path starts a run */
 	/* rp_walk_least_grown(): the last least, on path lsi, in loads l* */
 	int lsgen, lsi;
 	long lsv;
@@ -425,8 +426,8 @@ static int form_get(struct rp_walker *w, int parent, int tier,
  * only as the form and r where the form stays for the aim, since most
  * paths' systems are never looked at (rp_walk_least() needs the links).
  */
-static int lin_store(struct rp_walker *w, int fi, uint16_t r,
-		     struct rp_path *p, int dn)
+static inline int lin_store(struct rp_walker *w, int fi, uint16_t r,
+			    struct rp_path *p, int dn)
 {
 	static const struct lsys empty = { 0 };
 
@@ -434,9 +435,10 @@ static int lin_store(struct rp_walker *w, int fi, uint16_t r,
 		return -1;
 	p->dn = dn;
 	/* the tiers' loops store a run's paths in a row */
-	if (!w->nlp || w->lp[w->nlp - 1].up != p->up ||
-	    w->lp[w->nlp - 1].uu != p->uu)
+	if (w->newrun) {
 		w->lrun[w->nrun++] = w->nlp;
+		w->newrun = false;
+	}
 	if (fi >= 0 && fi < RP_FORMS) {
 		w->lpk[w->nlp] = (uint32_t)fi << 16 | r;
 	} else {
@@ -524,10 +526,12 @@ static int lin_tier(struct rp_walker *w, int tier, int sw, int fi,
 		case 0:
 			p->up = w->lgrp[m];
 			next = t->links[p->up].spine;
+			w->newrun = true;
 			break;
 		case 1:
 			p->uu = w->sgrp[h->off + m];
 			next = t->ulinks[p->uu].super;
+			w->newrun = true;
 			break;
 		case 2:
 			p->ud = w->ugrp[h->off + m];
