@@ -36,6 +36,9 @@ struct rp_form {
 	int next, child;	/* next of the parent's, first of its own; -1 */
 };
 
+/* The system of no equations: every port. */
+static const struct lsys lsys_empty;
+
 #define RP_FORMS	512	/* forms kept; beyond them, made per use */
 #define RP_LP_OWN	0xFFFFu	/* a path's system is in lps[] already */
 #define RP_TIERS	4	/* a path's hops: leaf, spine, superspine, last */
@@ -394,7 +397,6 @@ static const struct lhop *hop_lin(struct rp_walker *w, struct rp_hopc *h)
 static int form_get(struct rp_walker *w, int parent, int tier,
 		    const struct lhop *l)
 {
-	static const struct lsys empty = { 0 };
 	struct rp_form *x;
 	int *at = NULL, i;
 
@@ -416,7 +418,7 @@ static int form_get(struct rp_walker *w, int parent, int tier,
 	x = &w->forms[i];
 	x->child = -1;
 	memcpy(x->row, l->row, l->k * sizeof(*l->row));
-	lform_init(&x->f, parent < 0 ? &empty : &w->forms[parent].f.s,
+	lform_init(&x->f, parent < 0 ? &lsys_empty : &w->forms[parent].f.s,
 		   l->row, l->k);
 	return i;
 }
@@ -429,8 +431,6 @@ static int form_get(struct rp_walker *w, int parent, int tier,
 static inline int lin_store(struct rp_walker *w, int fi, uint16_t r,
 			    struct rp_path *p, int dn)
 {
-	static const struct lsys empty = { 0 };
-
 	if (w->nlp >= RP_SPORT_COUNT)	/* cannot be: disjoint ports */
 		return -1;
 	p->dn = dn;
@@ -442,7 +442,7 @@ static inline int lin_store(struct rp_walker *w, int fi, uint16_t r,
 	if (fi >= 0 && fi < RP_FORMS) {
 		w->lpk[w->nlp] = (uint32_t)fi << 16 | r;
 	} else {
-		w->lps[w->nlp] = fi < 0 ? empty : w->forms[fi].f.s;
+		w->lps[w->nlp] = fi < 0 ? lsys_empty : w->forms[fi].f.s;
 		w->lps[w->nlp].rhs = r;
 		w->lpk[w->nlp] = RP_LP_OWN << 16;
 	}
@@ -743,17 +743,34 @@ int rp_walk_paths(struct rp_walker *w, uint32_t p0, const uint16_t *used,
 	return solve_paths(w, p0, used, nused);
 }
 
+/*
+ * rp_path_load() in two halves: the links up, which the paths of a run
+ * (rp_walk_least()) share, then the links down from there.
+ */
+static inline long path_up_load(const struct rp_plan *pl, const int *upl,
+				const struct rp_path *x)
+{
+	long mx = upl[x->up];
+
+	if (x->uu >= 0 && upl[pl->t->nlinks + x->uu] > mx)
+		mx = upl[pl->t->nlinks + x->uu];
+	return mx;
+}
+
+static inline long path_dn_load(const struct rp_plan *pl, const int *dnl,
+				const struct rp_path *x, long mx)
+{
+	if (dnl[x->dn] > mx)
+		mx = dnl[x->dn];
+	if (x->uu >= 0 && dnl[pl->t->nlinks + x->ud] > mx)
+		mx = dnl[pl->t->nlinks + x->ud];
+	return mx;
+}
+
 long rp_path_load(const struct rp_plan *pl, const int *upl, const int *dnl,
 		  const struct rp_path *x)
 {
-	int nl = pl->t->nlinks;
-	long mx = upl[x->up] > dnl[x->dn] ? upl[x->up] : dnl[x->dn];
-
-	if (x->uu >= 0) {
-		mx = upl[nl + x->uu] > mx ? upl[nl + x->uu] : mx;
-		mx = dnl[nl + x->ud] > mx ? dnl[nl + x->ud] : mx;
-	}
-	return mx;
+	return path_dn_load(pl, dnl, x, path_up_load(pl, upl, x));
 }
 
 bool rp_walk_solved(const struct rp_walker *w)
@@ -767,23 +784,8 @@ bool rp_walk_solved(const struct rp_walker *w)
  */
 static long run_up(const struct rp_walker *w, const int *upl, int j, int *end)
 {
-	const struct rp_path *x = &w->lp[w->lrun[j]];
-	long mx = upl[x->up];
-
 	*end = j + 1 < w->nrun ? w->lrun[j + 1] : w->nlp;
-	if (x->uu >= 0 && upl[w->pl->t->nlinks + x->uu] > mx)
-		mx = upl[w->pl->t->nlinks + x->uu];
-	return mx;
-}
-
-/* rp_path_load() of a path of a run whose links up carry up to mx. */
-static inline long run_load(const struct rp_walker *w, const int *dnl,
-			    const struct rp_path *x, long mx)
-{
-	mx = dnl[x->dn] > mx ? dnl[x->dn] : mx;
-	if (x->uu >= 0 && dnl[w->pl->t->nlinks + x->ud] > mx)
-		mx = dnl[w->pl->t->nlinks + x->ud];
-	return mx;
+	return path_up_load(w->pl, upl, &w->lp[w->lrun[j]]);
 }
 
 int rp_walk_within(struct rp_walker *w, const int *upl, const int *dnl,
@@ -800,7 +802,7 @@ int rp_walk_within(struct rp_walker *w, const int *upl, const int *dnl,
 
 		/* a run above lim at its links up is above it everywhere */
 		for (i = (mx > lim) ? end : w->lrun[j]; i < end; i++) {
-			if (run_load(w, dnl, &w->lp[i], mx) > lim)
+			if (path_dn_load(w->pl, dnl, &w->lp[i], mx) > lim)
 				continue;
 			q += 1L << (RP_SPORT_BITS - lp_sys(w, i)->n);
 			if (q > max)
@@ -834,7 +836,7 @@ int rp_walk_least(struct rp_walker *w, const int *upl, const int *dnl,
 		/* no path of the run is below best: they all carry up */
 		for (i = (best >= 0 && up >= best) ? end : w->lrun[j];
 		     i < end; i++) {
-			long mx = run_load(w, dnl, &w->lp[i], up);
+			long mx = path_dn_load(w->pl, dnl, &w->lp[i], up);
 
 			if (best < 0 || mx < best) {
 				best = mx;
