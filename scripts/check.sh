@@ -246,6 +246,7 @@ tap_test() { # PREFIX CMD...
 		"# vm: timing: "*) timing_rows+=("$prefix ${line#"# vm: timing: "}") ;;
 		"# first run: # vm: timing: "*) timing_rows+=("$prefix ${line#"# first run: # vm: timing: "} retry=1") ;;
 		"# vm: step: "*) step_rows+=("$prefix ${line#"# vm: step: "}") ;;
+		"# vm: launched: "*) launched_rows+=("${line#"# vm: launched: "}") ;;
 		esac
 		__tap_line "$prefix" "$line"
 	done < <("$@" 2>&1 </dev/null; printf '\n__RC__:%d\n' $?)
@@ -299,7 +300,9 @@ timing_table() {
 	[ ${#timing_rows[@]} -gt 0 ] || return 0
 	echo "# ---- timing (s) ----"
 	printf '%s\n' "${timing_rows[@]}" | awk '
-	BEGIN { nc = split("boot setup body teardown scans other total", col, " ") }
+	# execs: programs the guests launched (not seconds; a trailing "+"
+	# when a trace buffer lost some).
+	BEGIN { nc = split("boot setup body teardown scans other total execs", col, " "); nt = nc - 1 }
 	function num(x) { return x == "-" || x == "" ? 0 : x + 0 }
 	function row(k, t, v,   i, s) {
 		s = sprintf("# %-6s %-26s", k, t)
@@ -312,7 +315,7 @@ timing_table() {
 		delete v; known = 0
 		for (i = 2; i <= NF; i++) {
 			split($i, kv, "="); v[kv[1]] = kv[2]
-			if (kv[1] != "total" && kv[1] != "retry") known += num(kv[2])
+			if (kv[1] != "total" && kv[1] != "retry" && kv[1] != "execs") known += num(kv[2])
 		}
 		v["other"] = sprintf("%.1f", num(v["total"]) - known)
 		if (v["retry"]) t = t " (1st run)"
@@ -335,11 +338,11 @@ timing_table() {
 		}
 		for (i = 1; i <= nc; i++) c[col[i]] = sprintf("%.0f", all[col[i]])
 		row("all", "(sum)", c)
-		# The phases by cost, biggest first (total excluded).
+		# The phases by cost, biggest first (total and execs excluded).
 		s = ""
-		for (n = 1; n < nc; n++) {
+		for (n = 1; n < nt; n++) {
 			b = 0
-			for (i = 1; i < nc; i++)
+			for (i = 1; i < nt; i++)
 				if (!(i in used) && (!b || all[col[i]] > all[col[b]])) b = i
 			used[b] = 1
 			s = s sprintf("%s%s %.0f s (%.0f%%)", n > 1 ? ", " : "", col[b], all[col[b]],
@@ -350,6 +353,17 @@ timing_table() {
 	if [ "$lanes" = 2 ] && { [ ${#kernels[@]} -gt 1 ] || arm64_wanted; }; then
 		echo "# (--lanes 2: the shared boots ran side by side, so the sums exceed the time they took)"
 	fi
+}
+
+# The programs the VM tests launched most, over every run, from
+# run.sh's "# vm: launched:" lines (each run's five most launched).
+launched_rows=()
+launched_table() {
+	[ ${#launched_rows[@]} -gt 0 ] || return 0
+	printf '%s\n' "${launched_rows[@]}" | tr ',' '\n' |
+		awk 'NF == 2 { n[$1] += $2 } END { for (p in n) print n[p], p }' |
+		sort -k1,1rn -k2,2 | head -n 8 |
+		awk '{ s = s sprintf("%s%s %d", NR > 1 ? ", " : "", $2, $1) } END { print "# launched most (of each run'"'"'s five): " s }'
 }
 
 # The slowest steps of the VM tests, from run.sh's "# vm: step:" lines
@@ -701,6 +715,7 @@ fi
 
 echo "1..$n"
 timing_table
+launched_table
 step_table
 echo "# total time $(($(date +%s) - t_start))s"
 echo "$npass passed, $nfail failed, $nskip skipped"

@@ -200,6 +200,8 @@ console "rxe0 up"
 # every job must leave as it found it.
 kmemleak=
 [ -w /sys/kernel/debug/kmemleak ] && kmemleak=1 && : >/run/rpvm.kmarks
+# Every exec traced, counted per job (scripts/vm/guest-execs.sh).
+. "$top/scripts/vm/guest-execs.sh" && execs_setup
 
 if [ "$idx" != 1 ]; then
 	: >/run/rpvm.ready
@@ -245,13 +247,18 @@ fi
 # against an earlier job (kmemleak sees a leak one scan late) is added to
 # that job's output and its result sent again as a failure, which the
 # host takes as the job's (run.sh reads the last result of each job).
+# After a job ("scan"), each guest first counts what the job launched
+# (guest-execs.sh), before the scan's own programs start.
 kscan() { # scan|final K
-	local i j
+	local i j count=
 	for ((i = 1; i <= nhosts; i++)); do
+		[ "$1" = scan ] && count="execs_count '$run/execs-h$i.$2';"
 		if [ "$i" = 1 ]; then
+			eval "$count"
 			bash "$top/scripts/vm/guest-kcheck.sh" "$1" "$2"
 		else
-			RPVM_QUIET=1 on_host "$i" "bash '$top/scripts/vm/guest-kcheck.sh' $1 $2"
+			RPVM_QUIET=1 on_host "$i" "${count:+. '$top/scripts/vm/guest-execs.sh' && $count}
+				bash '$top/scripts/vm/guest-kcheck.sh' $1 $2"
 		fi >"$run/h$i.kall" 2>&1 &
 	done
 	wait
@@ -315,8 +322,10 @@ for ((k = 1; k <= ${#jobs[@]}; k++)); do
 	[ -z "$kmemleak" ] || bash "$top/scripts/vm/guest-kcheck.sh" mark "$k"
 	for ((i = 2; i <= nhosts; i++)); do
 		RPVM_QUIET=1 on_host "$i" "echo 'rpvm-h$i: rpvm-job $k $name' >/dev/console
-			${kmemleak:+bash '$top/scripts/vm/guest-kcheck.sh' mark $k}" >/dev/null 2>&1
+			${kmemleak:+bash '$top/scripts/vm/guest-kcheck.sh' mark $k}
+			. '$top/scripts/vm/guest-execs.sh' && execs_start" >/dev/null 2>&1
 	done
+	execs_start
 	mark job
 	RPVM_TIMEOUT=$tmo RPVM_TIMING=$run/timing-h1.$k timeout -k 10 "$tmo" \
 		bash -c "cd \"\$ROCEPATH_TOP\" && exec $job" </dev/null >>"$out" 2>&1

@@ -597,6 +597,21 @@ timing() { # K
 	}' < <(cat "$run_dir/timing-h1.$1" 2>/dev/null)
 }
 
+# What job K launched on all guests ($run_dir/execs-hI.K,
+# scripts/vm/guest-execs.sh): the count ("N+" when a trace buffer lost
+# some, "-" without counts), and the programs launched most.
+execs() { # K
+	cat "$run_dir"/execs-h*."$1" 2>/dev/null | awk '
+	$1 == "overrun" { lost = 1; next }
+	NF == 2 { n += $2; seen = 1 }
+	END { print seen ? n (lost ? "+" : "") : "-" }'
+}
+launched() { # K
+	cat "$run_dir"/execs-h*."$1" 2>/dev/null |
+		awk '$1 != "overrun" && NF == 2 { n[$1] += $2 } END { for (p in n) print n[p], p }' |
+		sort -k1,1rn -k2,2 | head -n 5 | awk '{ printf("%s%s %d", NR > 1 ? ", " : "", $2, $1) }'
+}
+
 # Job K's verdict: its notes on stderr, its exit code on stdout ("lost"
 # when it never ran).
 current=
@@ -618,7 +633,8 @@ finish_job() { # K
 		echo lost
 		return
 	fi
-	note "timing: $(timing "$k")"
+	note "timing: $(timing "$k") execs=$(execs "$k")"
+	[ -z "$(launched "$k")" ] || note "launched: $(launched "$k")"
 	"$TOP/scripts/vm/profile.sh" -n 0 -m 5 -k "$k" "$run_dir" | sed 's/^/# vm: step: /' >&2
 	rc=$(job_result "$k")
 	problem=
