@@ -28,7 +28,7 @@ rp() {
 
 # jcheck PYEXPR: evaluate a Python expression over d = json.load($T/out).
 jcheck() {
-	python3 - "$T/out" "$1" <<'PY'
+	py - "$T/out" "$1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 ok = eval("(" + sys.argv[2] + ")")
@@ -97,7 +97,7 @@ ok_json "dev show -j: documented keys" \
 	-j dev show
 ok_json "dev show dev IBDEV filters" "len(d) >= 1 and all(x['dev'] == '$IBDEV' for x in d)" \
 	-j dev show dev "$IBDEV"
-rp -j -p dev show && python3 -c "import json,sys; json.load(open('$T/out'))" &&
+rp -j -p dev show && py -c "import json,sys; json.load(open('$T/out'))" &&
 	[ "$(wc -l <"$T/out")" -gt 1 ] && ksft_pass "-p pretty JSON parses" ||
 	ksft_fail "-p pretty JSON parses"
 
@@ -136,7 +136,7 @@ rp -j pin show && cp "$T/out" "$T/saved.json"
 ok "pin flush again" pin flush
 ok "pin replace file (round trip of pin show -j)" pin replace file "$T/saved.json"
 rp -j pin show
-python3 - "$T/saved.json" "$T/out" <<'PY' && ksft_pass "replace restores the exact set" || ksft_fail "replace restores the exact set"
+py - "$T/saved.json" "$T/out" <<'PY' && ksft_pass "replace restores the exact set" || ksft_fail "replace restores the exact set"
 import json, sys
 norm = lambda f: sorted(json.dumps({k: x[k] for k in ('dev','remote','sports','rqpn','lqpn')}, sort_keys=True) for x in json.load(open(f)))
 a, b = norm(sys.argv[1]), norm(sys.argv[2])
@@ -154,8 +154,8 @@ ok_json "bad replace left the live set alone" "len(d) == 2" -j pin show
 
 # big replace: several netlink messages (begin, chunks, commit)
 rp -j stats && cp "$T/out" "$T/stats0.json"
-N=$(python3 -c "import json; s=json.load(open('$T/stats0.json')); print(min(20000, s.get('rules_max', 20000)))")
-python3 - "$N" >"$T/big.json" <<'PY'
+N=$(py -c "import json; s=json.load(open('$T/stats0.json')); print(min(20000, s.get('rules_max', 20000)))")
+py - "$N" >"$T/big.json" <<'PY'
 import json, sys
 n = int(sys.argv[1])
 print(json.dumps([{"dev": None, "remote": "10.%d.%d.%d" % (i >> 16 & 255, i >> 8 & 255, i & 255),
@@ -169,7 +169,7 @@ ok "pin flush after big replace" pin flush
 # Dumps racing replaces: each pin show is one whole set (the kernel flags
 # the racing dump NLM_F_DUMP_INTR and the CLI reruns it).
 for s in 49152 49153; do
-	python3 -c "import json; print(json.dumps([{'remote': '10.1.%d.%d' % (i >> 8, i & 255), 'sports': [$s]} for i in range(3000)]))" >"$T/set$s.json"
+	py -c "import json; print(json.dumps([{'remote': '10.1.%d.%d' % (i >> 8, i & 255), 'sports': [$s]} for i in range(3000)]))" >"$T/set$s.json"
 done
 (
 	trap - EXIT
@@ -182,7 +182,7 @@ racer=$!
 race_ok=1
 for i in $(seq 8); do
 	"$RP_CLI" -j pin show >"$T/race.json" 2>"$T/race.err" || { log "pin show: $(cat "$T/race.err")"; race_ok=0; continue; }
-	python3 - "$T/race.json" <<'PY' || race_ok=0
+	py - "$T/race.json" <<'PY' || race_ok=0
 import json, sys
 d = json.load(open(sys.argv[1]))
 ports = {tuple(x['sports']) for x in d}

@@ -105,7 +105,7 @@ rpd_save_logs() {
 rpd_plan_ports() {
 	local src=$1 dst=$2 place=${3:-$RPD_EXAMPLE/placement.json} out
 	if out=$("$RP_CLI" -j plan topology "$RPD_EXAMPLE/topology.json" placement "$place" 2>/dev/null); then
-		echo "$out" | python3 -c "
+		echo "$out" | py -c "
 import json, sys
 plan = json.load(sys.stdin)
 print('\\n'.join(str(p) for p in sorted({f['sport'] for f in plan['flows']
@@ -125,7 +125,7 @@ print('\\n'.join(str(p) for p in sorted({f['sport'] for f in plan['flows']
 
 # rpd_pins N: the installed path-set ports on guest N, as 'REMOTE PORT,PORT'.
 rpd_pins() {
-	on_host "$1" "'$RP_CLI' -j pin show" | python3 -c "
+	on_host "$1" "'$RP_CLI' -j pin show" | py -c "
 import json, sys
 for p in json.load(sys.stdin):
     print(p['remote'], ','.join(str(s) for s in sorted(p['sports'])))"
@@ -133,7 +133,7 @@ for p in json.load(sys.stdin):
 
 # rpd_generation N: the pin set generation (from rocepath -j stats).
 rpd_generation() {
-	on_host "$1" "'$RP_CLI' -j stats" | python3 -c "
+	on_host "$1" "'$RP_CLI' -j stats" | py -c "
 import json, sys
 s = json.load(sys.stdin)
 s = s[0] if isinstance(s, list) else s

@@ -40,7 +40,7 @@ MNT=$NFS_MNT
 # content in $RUN_DIR/placement-qQ.json.
 place_write() {
 	local q=$1 how=${2:-rename} f=$RUN_DIR/placement-q$1.json
-	python3 -c "
+	py -c "
 import json
 p = json.load(open('$RPD_EXAMPLE/placement.json'))
 for j in p['jobs']:

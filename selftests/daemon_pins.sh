@@ -56,7 +56,7 @@ check_dcqcn() {
 	local n out
 	for n in 1 2; do
 		out=$(on_host $n "'$RP_CLI' -j dcqcn show dev '$IBDEV'")
-		echo "$out" | python3 -c "
+		echo "$out" | py -c "
 import json, sys
 d = json.load(sys.stdin)[0]
 sys.exit(0 if (d['rp_ai_rate'], d['np_enable'], d['rp_enable']) == (7, 1, 1) else 1)" ||
@@ -86,7 +86,7 @@ ksft_test "ib_write_bw -q 4: source ports on the wire = planned ports, both dire
 
 # 5. Edit the placement (scheduler style: temp file + rename): 3 QPs per
 # connection, which moves one port; new QPs follow the new plan.
-python3 -c "
+py -c "
 import json
 p = json.load(open('$RPD_EXAMPLE/placement.json'))
 for j in p['jobs']:

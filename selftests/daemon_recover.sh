@@ -31,7 +31,7 @@ pins_ok() {
 }
 dcqcn_ai() {
 	on_host 1 "'$RP_CLI' -j dcqcn show dev '$IBDEV'" |
-		python3 -c "import json, sys; print(json.load(sys.stdin)[0]['rp_ai_rate'])"
+		py -c "import json, sys; print(json.load(sys.stdin)[0]['rp_ai_rate'])"
 }
 
 if rpd_wait_log 1 'ready: ' && pins_ok; then

@@ -130,8 +130,8 @@ ksft_test "tshark decodes them as InfiniBand BTH opcode 0x81 to h1's QP" decoded
 
 icrc_ok() {
 	local data cnp
-	data=$(python3 "$ROCEPATH_TOP/selftests/flow_icrc.py" "$pcap")
-	cnp=$(python3 "$ROCEPATH_TOP/selftests/flow_icrc.py" "$pcap" 0x81)
+	data=$(py "$ROCEPATH_TOP/selftests/flow_icrc.py" "$pcap")
+	cnp=$(py "$ROCEPATH_TOP/selftests/flow_icrc.py" "$pcap" 0x81)
 	log "ICRC ok/bad: all packets $data, CNP $cnp"
 	[ "${data% *}" -gt 0 ] && [ "${data#* }" = 0 ] &&
 	[ "${cnp% *}" = "$nwire" ] && [ "${cnp#* }" = 0 ]
@@ -173,7 +173,7 @@ np6_ok() {
 	log "h1 v6 flow: $g1"
 	log "h2 v6 flow: $g2"
 	wire=$(tshark -r "$pcap6" -Y "infiniband.bth.opcode == 0x81" -T fields -e infiniband.bth.destqp 2>/dev/null | grep -c .)
-	icrc=$(python3 "$ROCEPATH_TOP/selftests/flow_icrc.py" "$pcap6")
+	icrc=$(py "$ROCEPATH_TOP/selftests/flow_icrc.py" "$pcap6")
 	log "IPv6 CNPs on the wire: $wire; ICRC ok/bad (all packets): $icrc"
 	jq -e '."rx-ce" > 0 and ."rx-ce" == ."rx-packets" and ."cnp-tx" == ."rx-ce"' <<<"$g2" >/dev/null &&
 	[ "$(jq '."cnp-tx"' <<<"$g2")" = "$wire" ] &&

@@ -44,7 +44,7 @@ retry 60 1 test "$(valid | wc -l)" -ge $((base + NADD)) ||
 # dev show's GIDs, sorted, in sysfs's spelling.
 shown() {
 	"$RP_CLI" -j dev show dev "$IBDEV" | jq -r '.[] | select(.port == 1) | .gids[].gid' |
-		python3 -c '
+		py -c '
 import ipaddress, sys
 for line in sys.stdin:
     a = ipaddress.ip_address(line.strip())

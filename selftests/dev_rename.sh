@@ -33,7 +33,7 @@ defer "echo >&7; exec 7>&-; wait $keep"
 
 # names KIND: the device names in 'rocepath -j KIND show', sorted, unique.
 names() {
-	"$RP_CLI" -j $1 show | python3 -c '
+	"$RP_CLI" -j $1 show | py -c '
 import json, sys
 print(" ".join(sorted({o.get("dev") or "-" for o in json.load(sys.stdin)})))'
 }
@@ -72,6 +72,6 @@ set_old() {
 }
 ksft_test "dcqcn set refuses the old name: no such rdma device" set_old
 ksft_test "dcqcn show of $NEW has the value set" \
-	bash -c "'$RP_CLI' -j dcqcn show dev '$NEW' | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[0][\"np_enable\"] != 1)'"
+	bash -c "'$RP_CLI' -j dcqcn show dev '$NEW' | $PY -c 'import json,sys; sys.exit(json.load(sys.stdin)[0][\"np_enable\"] != 1)'"
 ksft_test "rename back $NEW -> $IBDEV: every show says $IBDEV" renamed "$NEW" "$IBDEV"
 ksft_exit

@@ -24,7 +24,7 @@ require_rpd
 
 W=$RUN_DIR/fabric-balance
 mkdir -p "$W"
-CHECK="python3 $ROCEPATH_TOP/selftests/fabric_check.py"
+CHECK="$PY $ROCEPATH_TOP/selftests/fabric_check.py"
 PLACEMENT=${FABRIC_PLACEMENT:-$(dirname "$FABRIC_TOPOLOGY")/placement.json}
 SIZE=${FABRIC_MSG_SIZE:-2048}
 ITERS=${FABRIC_ITERS:-20}
@@ -32,7 +32,7 @@ ITERS=${FABRIC_ITERS:-20}
 
 # 1. The leaves' hash, measured: leaf -> one local source, one remote
 # destination; a second pair checks the choice depends on the port alone.
-mapfile -t pairs < <(python3 - "$FABRIC_TOPOLOGY" <<-'PYEOF'
+mapfile -t pairs < <(py - "$FABRIC_TOPOLOGY" <<-'PYEOF'
 	import json, sys
 	t = json.load(open(sys.argv[1]))
 	hs = [(h["nics"][0]["leaf"], h["nics"][0]["ip"]) for h in t["hosts"]]
@@ -49,7 +49,7 @@ measure() { # BASE_TOPOLOGY OUT: BASE with the leaves' hashes measured
 		read -r leaf src dst src2 dst2 <<<"$p"
 		fab table "$leaf" "$src" "$dst" 49152-65535 >"$W/$leaf.json" || return 1
 		fab table "$leaf" "$src2" "$dst2" 49152-49663 >"$W/$leaf-b.json" || return 1
-		python3 - "$W/$leaf.json" "$W/$leaf-b.json" "$leaf" <<-'PYEOF' || return 1
+		py - "$W/$leaf.json" "$W/$leaf-b.json" "$leaf" <<-'PYEOF' || return 1
 		import json, sys
 		a, b = (json.load(open(p)) for p in sys.argv[1:3])
 		diff = [p for p in b["table"] if b["table"][p] != a["table"][p]]
@@ -67,7 +67,7 @@ ksft_test "leaf hashes measured with ip route get (per source port, 16384 ports)
 cp "$PLACEMENT" "$W/placement.json"
 "$RP_CLI" -j plan topology "$W/topology.json" placement "$W/placement.json" >"$W/plan.json" ||
 	ksft_skip_all "rocepath plan failed on the measured topology"
-log "plan: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"])' "$W/plan.json" | cut -c1-160)"
+log "plan: $(py -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"])' "$W/plan.json" | cut -c1-160)"
 
 fabric_conns "$W/plan.json"
 
@@ -92,7 +92,7 @@ ksft_test "with the plan: every flow on its planned path, busiest link = max_lin
 # topology file says so, rocepathd re-plans and re-pins, and new QPs are
 # balanced over the links that remain.
 FAIL_A=${FABRIC_FAIL_LEAF:-leaf0} FAIL_B=${FABRIC_FAIL_SPINE:-spine0}
-python3 - "$FABRIC_TOPOLOGY" "$W/down-base.json" "$FAIL_A" "$FAIL_B" <<-'PYEOF'
+py - "$FABRIC_TOPOLOGY" "$W/down-base.json" "$FAIL_A" "$FAIL_B" <<-'PYEOF'
 	import json, sys
 	t = json.load(open(sys.argv[1]))
 	for ln in t["links"]:
@@ -108,7 +108,7 @@ fi
 ksft_test "leaf hashes measured again over the remaining uplinks" \
 	measure "$W/down-base.json" "$W/topology-down.json"
 withdrawn() { # each measured leaf used exactly its uplinks via spines that reach the peer leaf
-	python3 - "$W/down-base.json" "$W" <<-'PYEOF'
+	py - "$W/down-base.json" "$W" <<-'PYEOF'
 	import json, os, sys
 	t = json.load(open(sys.argv[1]))
 	up = [l for l in t["links"] if l.get("up", True)]
@@ -130,7 +130,7 @@ withdrawn() { # each measured leaf used exactly its uplinks via spines that reac
 }
 ksft_test "routes withdrawn: each leaf hashes over its uplinks via spines that still reach the other leaf" withdrawn
 "$RP_CLI" -j plan topology "$W/topology-down.json" placement "$W/placement.json" >"$W/plan-down.json"
-log "plan with $FAIL_A-$FAIL_B down: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"])' "$W/plan-down.json" | cut -c1-120)"
+log "plan with $FAIL_A-$FAIL_B down: $(py -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"])' "$W/plan-down.json" | cut -c1-120)"
 # A host none of whose flows crossed the failed link re-plans to the pins it
 # has ("file change gave the installed pins"); the checks after this one
 # find out whether every flow is on its re-planned path.

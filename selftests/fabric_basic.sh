@@ -30,7 +30,7 @@ if [ -z "$fail" ]; then ksft_pass "every host reaches every other"; else ksft_fa
 # The leaf's own ECMP choice for 64 ports: every uplink used.
 uplinks() { # LEAF SRC_HOST DST_HOST: distinct egress devices for 64 ports
 	fab table "$1" "$(host_ip "$2")" "$(host_ip "$3")" 50000-50063 |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join("p%d" % p for p in d["ports"]), len(set(d["table"].values())))'
+		py -c 'import json,sys; d=json.load(sys.stdin); print(" ".join("p%d" % p for p in d["ports"]), len(set(d["table"].values())))'
 }
 out=$(uplinks leaf0 1 3)
 log "leaf0 -> leaf1 group: $out"
@@ -39,7 +39,7 @@ log "leaf0 -> leaf1 group: $out"
 
 # Counters: traffic h1 -> h3 shows up on leaf0's uplinks and leaf1's downlinks.
 sum_up() {
-	fab counters | python3 -c 'import json,sys
+	fab counters | py -c 'import json,sys
 d = json.load(sys.stdin)
 print(sum(l["tx_packets"] for l in d if l["from"] == sys.argv[1] and l["to"].startswith("spine")))' "$1"
 }

@@ -34,7 +34,7 @@ SIZE=${FABRIC_CONG_SIZE:-4096}
 WRITES=$((SECS * RATE * 125 / 2 / SIZE))
 W=$RUN_DIR/fabric-congestion
 mkdir -p "$W"
-CONG="python3 $ROCEPATH_TOP/selftests/fabric_congestion.py"
+CONG="$PY $ROCEPATH_TOP/selftests/fabric_congestion.py"
 
 # Two senders on one leaf, the receiver on another (guest indexes).
 read -r S1 S2 R <<<"$(awk '$1 == "host" { idx[++k] = $2; lf[k] = $5 }

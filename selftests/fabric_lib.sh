@@ -66,7 +66,7 @@ host_idx() { awk -v n="$1" '$1 == "host" && $3 == n { print $2 }' "$RUN_DIR/fabr
 
 # fabric_conns PLAN: conns[] and hosts of the plan's flows
 fabric_conns() {
-	mapfile -t conns < <(python3 - "$1" <<-'PYEOF'
+	mapfile -t conns < <(py - "$1" <<-'PYEOF'
 		import json, sys
 		n = {}
 		for f in json.load(open(sys.argv[1]))["flows"]:
@@ -133,7 +133,7 @@ traffic() {
 	on_host "$FABRIC_HOST" "cd $ROCEPATH_TOP && python3 scripts/vm/fabric.py counters" >"$W/$name-after.json"
 	for h in $hosts; do
 		on_host "$(host_idx "$h")" "$RP_CLI -j flow show"
-	done | python3 -c 'import json, sys
+	done | py -c 'import json, sys
 out = []
 for line in sys.stdin:
     line = line.strip()

@@ -28,7 +28,7 @@ require_rpd
 
 W=$RUN_DIR/fabric-probe
 mkdir -p "$W"
-CHECK="python3 $ROCEPATH_TOP/selftests/fabric_check.py"
+CHECK="$PY $ROCEPATH_TOP/selftests/fabric_check.py"
 SIZE=${FABRIC_MSG_SIZE:-2048}
 ITERS=${FABRIC_ITERS:-20}
 DEAD=${FABRIC_DEAD_SPINE:-spine2}
@@ -41,7 +41,7 @@ mapfile -t guests < <(awk '$1 == "host" { print $2, $3, $4 }' "$RUN_DIR/fabric")
 "$RP_CLI" -j plan topology "$T" placement "$P" >"$W/assign.json" ||
 	ksft_skip_all "rocepath plan failed on the measured topology"
 assigned() {
-	python3 - "$W/assign.json" <<-'PYEOF'
+	py - "$W/assign.json" <<-'PYEOF'
 	import json, sys
 	pl = json.load(open(sys.argv[1]))
 	s, un = pl["summary"], pl["unplaced"]
@@ -59,7 +59,7 @@ probe_from() { # N NAME: probe file $W/probes-NAME.json
 	local n=$1 name=$2 out
 	out=$(on_host "$n" "$RP_CLI -j probe topology $T placement $P host $name out $W/probes-$name.json") ||
 		{ echo "$out"; return 1; }
-	python3 -c 'import json, sys
+	py -c 'import json, sys
 r = json.loads(sys.argv[1])
 print("%s: %d ports, %d packets, %.2f s, %d answered, %d failures"
       % (sys.argv[2], r["ports"], r["packets"], r["seconds"], r["answered"], len(r["failures"])))
@@ -79,7 +79,7 @@ kernel_agrees() {
 		while read -r dst hi; do
 			fab table "$leaf" "$ip" "$dst" "49152-$hi" >"$W/table-$name-$dst.json" || return 1
 			$CHECK probes "$T" "$W/probes-$name.json" "$ip" "$dst" "$W/table-$name-$dst.json" || rc=1
-		done < <(python3 -c 'import json, sys
+		done < <(py -c 'import json, sys
 m = {}
 for p in json.load(open(sys.argv[1]))["probes"]:
     # at least the 32 ports a pair of 4 flows may walk (the failure case)
@@ -100,7 +100,7 @@ done
 "$RP_CLI" -j plan topology "$T" placement "$P" "${args[@]}" >"$W/plan.json" ||
 	ksft_skip_all "rocepath plan with probes failed"
 same_assignment() {
-	python3 - "$W/assign.json" "$W/plan.json" <<-'PYEOF'
+	py - "$W/assign.json" "$W/plan.json" <<-'PYEOF'
 	import json, sys
 	a, p = (json.load(open(x)) for x in sys.argv[1:3])
 	key = lambda f: (f["job"], f["src_ip"], f["dst_ip"], f["rail"], f["qp"])
@@ -130,7 +130,7 @@ daemon_pins_match() {
 		n=$(host_idx "$h")
 		log "$h: $(on_host "$n" "grep -m1 'probed [0-9]' $RPD_DIR/rocepathd.log")"
 		want=$("$RP_CLI" -j plan topology "$T" placement "$P" host "$h" "${args[@]}" |
-			python3 -c 'import json, sys
+			py -c 'import json, sys
 for p in json.load(sys.stdin):
     print(p["remote"], ",".join(str(s) for s in sorted(p["sports"])))')
 		got=$(rpd_pins "$n")
@@ -173,7 +173,7 @@ ksft_test "link down and up on a host: its flows probed again, none from the cac
 # the ICMP time-exceeded it sends.
 # a switch's ports in the fabric guest, from the topology's links
 spine_ports() {
-	python3 -c 'import json, sys
+	py -c 'import json, sys
 for l in json.load(open(sys.argv[1]))["links"]:
     for end in ("a", "b"):
         if l[end] == sys.argv[2]:
@@ -205,7 +205,7 @@ dead_reported() {
 	# every port reported is one the leaf sends to the silent spine
 	bad=$(grep -o "^Error: probe $ip1 -> [0-9.]* sport [0-9]*" <<<"$out" |
 		while read -r _ _ _ _ dst _ port; do
-			python3 -c 'import json, sys
+			py -c 'import json, sys
 t, tab = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 m = tab["table"].get(sys.argv[3])
 leaf = [h["nics"][0]["leaf"] for h in t["hosts"] if h["nics"][0]["ip"] == sys.argv[4]][0]
@@ -224,7 +224,7 @@ ksft_test "probe with $DEAD silent: retried, then reported with pair and port" d
 # round ends.
 # reformat INDENT OUT: the topology with the same meaning, other bytes
 reformat() {
-	python3 -c 'import json, sys
+	py -c 'import json, sys
 json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"), indent=int(sys.argv[3]) or None)' \
 		"$T" "$2" "$1"
 }
@@ -283,7 +283,7 @@ ksft_test "rocepathd: failed probe logged with pair and port, last good pins kep
 # answer is policed.
 POLICE=${FABRIC_POLICE_PPS:-5}
 silence del
-mapfile -t spines < <(python3 -c 'import json, sys
+mapfile -t spines < <(py -c 'import json, sys
 for s in json.load(open(sys.argv[1]))["switches"]:
     if s["tier"] == "spine":
         print(s["name"])' "$T")
@@ -319,7 +319,7 @@ policed() {
 }
 police add || ksft_skip_all "tc police (pkts_rate) in the spines' namespaces failed"
 defer police del
-python3 -c 'import json, sys
+py -c 'import json, sys
 hosts = [h["name"] for h in json.load(open(sys.argv[1]))["hosts"]]
 json.dump({"jobs": [{"id": "flood", "pattern": "alltoall", "qps_per_connection": 8,
                      "rails": [0], "hosts": hosts}]}, open(sys.argv[2], "w"))' "$T" "$W/placement-flood.json"

@@ -159,7 +159,7 @@ ksft_test "a new QP's flow evicts an rx-only record, not the old QP's" new_qp_ok
 st2=$(stats)
 rqpn=$(jq .dqpn <<<"$real")
 ksft_test "20 RoCEv2-shaped datagrams from a UDP socket on h1 to QP $rqpn on h2" \
-	python3 "$FORGE" "$HOST_IP4" "$PEER_IP4" 52000 20 "$rqpn" --vary-sport
+	py "$FORGE" "$HOST_IP4" "$PEER_IP4" 52000 20 "$rqpn" --vary-sport
 sleep 1
 local_ok() {
 	local fl st3

@@ -74,6 +74,20 @@ else
 	YNL_RUN=python3
 fi
 YNL_CMD="$YNL_RUN $ROCEPATH_TOP/selftests/ynl_cli.py $YNL_CLI --spec $YNL_SPEC --no-schema"
+# py ARGS: `python3 ARGS` by the same warm Python (ynl_client --python),
+# for the tests' JSON and pcap one-liners; $PY in a command another shell
+# runs (on_host, bash -c). On 6.12 under TCG a JSON one-liner took 0.13 s,
+# against 0.37 s cold. On the debug kernel (kmemleak) forking the
+# server costs more than a cold start, 2.7 s against 2.2 s (copying and
+# faulting in a large process under KASAN), so there py is python3.
+# Long-running Python (monitors, the fuzzer) keeps python3: a worker is
+# killed, not signalled, when its caller is.
+if [ "$YNL_RUN" = python3 ] || [ -e /sys/kernel/debug/kmemleak ]; then
+	PY=python3
+else
+	PY="$YNL_RUN --python"
+fi
+py() { $PY "$@"; }
 
 # Phase marks for the timing table (scripts/check.sh, testing.rst "Where
 # the time goes"): guest-init.sh names a file in RPVM_TIMING for the job;
@@ -421,7 +435,7 @@ kmsg_bugs() {
 # IPv6); prints nothing and fails when there is none.
 gid_index() {
 	local dev=$1 addr=$2
-	python3 - "$dev" "$addr" <<-'PYEOF'
+	py - "$dev" "$addr" <<-'PYEOF'
 	import ipaddress, os, sys
 	dev, addr = sys.argv[1], ipaddress.ip_address(sys.argv[2])
 	want = (ipaddress.IPv6Address("::ffff:" + str(addr)) if addr.version == 4 else addr)
@@ -539,5 +553,5 @@ ynl_unpriv() {
 }
 
 ip_hex() {
-	python3 -c 'import ipaddress,sys; print(ipaddress.ip_address(sys.argv[1]).packed.hex())' "$1"
+	py -c 'import ipaddress,sys; print(ipaddress.ip_address(sys.argv[1]).packed.hex())' "$1"
 }

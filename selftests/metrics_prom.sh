@@ -34,7 +34,7 @@ defer rpd_stop 2
 for n in 1 2; do
 	rpd_setup $n || ksft_skip_all "cannot load $ROCEPATH_KO on h$n"
 	# Metrics every second into a textfile directory of our own.
-	on_host $n "mkdir -p $TEXTFILE_DIR && python3 -c \"
+	on_host $n "mkdir -p $TEXTFILE_DIR && $PY -c \"
 import json
 c = json.load(open('$RPD_DIR/rocepathd.conf'))
 c['metrics'] = {'path': '$PROM', 'interval_s': 1}
@@ -58,7 +58,7 @@ check_content() {
 		"$RUN_DIR/metrics.prom" | head -n 10 | sed 's/^/sample: /'
 	"$RP_CLI" -j plan topology "$RPD_EXAMPLE/topology.json" \
 		placement "$RPD_EXAMPLE/placement.json" >"$RUN_DIR/plan.json" || return 1
-	python3 - "$RUN_DIR/metrics.prom" "$RUN_DIR/plan.json" "$want_ports" <<'PY'
+	py - "$RUN_DIR/metrics.prom" "$RUN_DIR/plan.json" "$want_ports" <<'PY'
 import json, re, sys
 text, plan, want = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), sys.argv[3]
 samples = {}
@@ -117,7 +117,7 @@ scrape() {
 		--web.listen-address=127.0.0.1:19100 </dev/null >$RPD_DIR/node_exporter.log 2>&1 &
 		echo \$! >$RPD_DIR/node_exporter.pid" || return 1
 	on_host 1 "for i in \$(seq 100); do
-			python3 -c 'import urllib.request as u; print(u.urlopen(\"http://127.0.0.1:19100/metrics\").read().decode())' \
+			$PY -c 'import urllib.request as u; print(u.urlopen(\"http://127.0.0.1:19100/metrics\").read().decode())' \
 				>$RPD_DIR/scrape.txt 2>/dev/null && break
 			sleep 0.2
 		done

@@ -30,7 +30,7 @@ defer 'rmmod rocepath 2>/dev/null'
 # refused MODE REASON: the load fails and the log names the reason.
 refused() {
 	local mode=$1 reason=$2 which log
-	which=$(python3 selftests/btf_mutate.py "$mode" "$MUT/$mode.btf") || return 1
+	which=$(py selftests/btf_mutate.py "$mode" "$MUT/$mode.btf") || return 1
 	mount --bind "$MUT/$mode.btf" "/sys/kernel/btf/$which" || return 1
 	mounted=/sys/kernel/btf/$which
 	if insmod "$ROCEPATH_KO" 2>"$MUT/err"; then
@@ -67,7 +67,7 @@ ksft_test "BTF cut short: refused as malformed" \
 
 forced() {
 	local which
-	which=$(python3 selftests/btf_mutate.py swap "$MUT/swap.btf") || return 1
+	which=$(py selftests/btf_mutate.py swap "$MUT/swap.btf") || return 1
 	mount --bind "$MUT/swap.btf" "/sys/kernel/btf/$which" || return 1
 	mounted=/sys/kernel/btf/$which
 	insmod "$ROCEPATH_KO" btf_check=0 || { unmount; return 1; }

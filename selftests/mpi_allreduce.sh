@@ -134,7 +134,7 @@ qps_ok() {
 # to QP 1, UCX's wire-up) are left out: the hook pins RC QPs only.
 wire_ok() {
 	local lines
-	lines=$(python3 "$PCAP" --no-ud "$RUN_DIR/$1.pcap" "$2")
+	lines=$(py "$PCAP" --no-ud "$RUN_DIR/$1.pcap" "$2")
 	echo "$lines" | sed 's/^/  wire (sport dqpn packets): /'
 	[ -n "$lines" ] || return 1
 	echo "$lines" | awk -v set=" $3 " 'index(set, " " $1 " ") == 0 { bad = 1 } END { exit bad }'
@@ -145,10 +145,10 @@ wire_ok() {
 flow_ok() {
 	local flows want got want_rx got_rx
 	flows=$("$RP_CLI" -j flow show) || return 1
-	want=$(python3 "$PCAP" "$RUN_DIR/$1-at1.pcap" "$HOST_IP4")
+	want=$(py "$PCAP" "$RUN_DIR/$1-at1.pcap" "$HOST_IP4")
 	got=$(jq -r --arg r "$PEER_IP4" '.[] | select(.remote == $r and .tx_packets > 0) |
 		"\(.sport) \(.dqpn // "-") \(.tx_packets)"' <<<"$flows" | sort -k1,1n -k2,2n)
-	want_rx=$(python3 "$PCAP" "$RUN_DIR/$1-at1.pcap" "$PEER_IP4" | awk '{ n += $3 } END { print n + 0 }')
+	want_rx=$(py "$PCAP" "$RUN_DIR/$1-at1.pcap" "$PEER_IP4" | awk '{ n += $3 } END { print n + 0 }')
 	got_rx=$(jq --arg r "$PEER_IP4" '[.[] | select(.remote == $r) | .rx_packets] | add // 0' <<<"$flows")
 	log "wire tx (sport dqpn packets): $(echo $want); flows: $(echo $got)"
 	log "wire rx packets: $want_rx; flows: $got_rx"

@@ -96,7 +96,7 @@ done
 for n in 1 2; do
 	for what in "pin show" "qp show" "flow show" "dcqcn show" "stats"; do
 		ksft_test "h$n: rocepath -j $what parses as JSON after the fuzzing" \
-			on_host $n "timeout 60 $RP_CLI -j $what | python3 -c 'import json, sys; json.load(sys.stdin)'"
+			on_host $n "timeout 60 $RP_CLI -j $what | $PY -c 'import json, sys; json.load(sys.stdin)'"
 	done
 done
 

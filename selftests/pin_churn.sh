@@ -33,7 +33,7 @@ defer rp_unload 1
 
 # stat NAME: one counter of stats-get (NAME as in the spec, qps-rolled-back).
 stat() {
-	"$RP_CLI" -j stats | python3 -c "import json,sys; print(json.load(sys.stdin)['${1//-/_}'])"
+	"$RP_CLI" -j stats | py -c "import json,sys; print(json.load(sys.stdin)['${1//-/_}'])"
 }
 
 # qps: "lqpn rqpn sport pinned default-sport rule" of h1's tracked QPs;
@@ -41,7 +41,7 @@ stat() {
 # "k=v,..." with the spec's names, sorted, the remote in hex as the kernel
 # holds it ("ibdev=rxe0,remote=c0000202,rqpn=4660").
 qps() {
-	"$RP_CLI" -j qp show | python3 -c '
+	"$RP_CLI" -j qp show | py -c '
 import ipaddress, json, sys
 for q in json.load(sys.stdin):
     r = q["rule"]
@@ -56,7 +56,7 @@ for q in json.load(sys.stdin):
 
 # pin_qps: "remote [sports] [live QPs per port]" of each pin.
 pin_qps() {
-	"$RP_CLI" -j pin show | python3 -c '
+	"$RP_CLI" -j pin show | py -c '
 import json, sys
 for p in json.load(sys.stdin):
     print(p["remote"], p["sports"], p["sport_qps"])'
@@ -154,7 +154,7 @@ release
 [ "$rules" = "4660:remote=$R4,rqpn=4660 4661:remote=$R4 " ] &&
 	ksft_pass "qp-get names the exact rule (remote, rqpn) and the path set" ||
 	ksft_fail "qp-get names the exact rule (remote, rqpn) and the path set (got '$rules')"
-python3 -c '
+py -c '
 import json, sys
 want = {4660: {"dev": None, "remote": sys.argv[1], "rqpn": 4660, "lqpn": None},
         4661: {"dev": None, "remote": sys.argv[1], "rqpn": None, "lqpn": None}}

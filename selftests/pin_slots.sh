@@ -32,7 +32,7 @@ rp_load 1 probe_slots=16 || ksft_skip_all "cannot load $ROCEPATH_KO"
 defer rp_unload 1
 
 stat() {
-	"$RP_CLI" -j stats | python3 -c "import json,sys; print(json.load(sys.stdin)['${1//-/_}'])"
+	"$RP_CLI" -j stats | py -c "import json,sys; print(json.load(sys.stdin)['${1//-/_}'])"
 }
 
 "$RP_CLI" pin add remote "$PEER_IP4" sport "$PORTS" >/dev/null ||
@@ -60,7 +60,7 @@ KEEP_PID=$!
 exec 7>"$FIFO"
 kept() { grep -q "^qp 31 " "$RUN_DIR/keep.out"; }
 if retry 240 0.5 kept; then
-	pinned=$("$RP_CLI" -j qp show | python3 -c '
+	pinned=$("$RP_CLI" -j qp show | py -c '
 import collections, ipaddress, json, sys
 peer, ports = sys.argv[1], {int(p) for p in sys.argv[2].split(",")}
 qps = [q for q in json.load(sys.stdin) if q["remote"] == peer]

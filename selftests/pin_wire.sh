@@ -42,7 +42,7 @@ flush() {
 
 # wire NAME SRC: "sport dqpn packets" lines of SRC's RoCEv2 packets.
 wire() {
-	python3 "$PCAP" "$RUN_DIR/$1.pcap" "$2"
+	py "$PCAP" "$RUN_DIR/$1.pcap" "$2"
 }
 
 # only_port NAME SRC PORT: SRC sent packets, all on PORT. Packets to QP 1
@@ -131,7 +131,7 @@ wait $mon 2>/dev/null
 # spread: "sport count" of h1's pinned QPs to the peer, from qp-add-ntf
 # (the qp nest qp-get dumps); assigned: "rqpn sport" of the same QPs.
 ntf_qps() {
-	python3 - "$RUN_DIR/mon8.out" "$PEER_IP4" "$1" <<-'PYEOF'
+	py - "$RUN_DIR/mon8.out" "$PEER_IP4" "$1" <<-'PYEOF'
 	import ast, collections, ipaddress, sys
 	peer = ipaddress.ip_address(sys.argv[2]).packed
 	qps = {}
@@ -175,7 +175,7 @@ fi
 flush 1
 default_port() {
 	# rdma_get_udp_sport(0, lqpn, rqpn) from ibv_rc_pingpong's output.
-	python3 - "$RUN_DIR/nopin.out" <<-'PYEOF'
+	py - "$RUN_DIR/nopin.out" <<-'PYEOF'
 	import re, sys
 	t = open(sys.argv[1]).read()
 	l = int(re.findall(r"local address:.*?QPN (0x[0-9a-f]+)", t)[-1], 16)

@@ -173,7 +173,7 @@ t_srun=$(date +%s.%N)
 out=$(job_run)
 job_start_figure "$t_srun"
 echo "$out" | sed 's/^/# /'
-python3 -c "
+py -c "
 import json
 json.dump({'jobs': [{'id': 'slurm-1', 'pattern': 'ring', 'qps_per_connection': 2,
            'rails': [0], 'hosts': ['h1', 'h2']}]}, open('$RUN_DIR/placement-job.json', 'w'))"

@@ -16,8 +16,17 @@
  * them with /run/rpvm.guest); the first root call there starts it. Anywhere
  * else, and for a caller the server cannot stand in for (other namespaces,
  * partial capabilities: ynl_server.py decides), this runs python3 itself.
+ *
+ *   ynl_client --python ARGS
+ *
+ * stands for `python3 ARGS` (a script, -c CODE or -) in the same way: the
+ * tests' JSON one-liners then cost a fork of the warm Python, not a cold
+ * start (under TCG on 6.12, 0.13 s against 0.37 s). Started by such a
+ * call, the server preloads YNL only when YNL_DIR and YNL_SPEC (lib.sh)
+ * are in the environment, and finds its script under ROCEPATH_TOP.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,23 +64,45 @@ static int connect_server(void)
 	return fd;
 }
 
-/* The server's script sits next to ynl_cli.py, the first argument. */
+static bool python_mode(char **argv)
+{
+	return !strcmp(argv[1], "--python");
+}
+
+/*
+ * The server's script sits next to ynl_cli.py, the first argument of a
+ * YNL call; a --python call finds both through the tests' environment.
+ */
 static int start_server(char **argv)
 {
-	char script[4096];
+	char script[4096], cli[4096];
 	const char *slash = strrchr(argv[1], '/');
-	const char *spec = "";
+	const char *spec = "", *top, *dir;
 	pid_t pid;
 	int i;
 
-	if (slash)
-		snprintf(script, sizeof(script), "%.*s/ynl_server.py",
-			 (int)(slash - argv[1]), argv[1]);
-	else
-		snprintf(script, sizeof(script), "ynl_server.py");
-	for (i = 2; argv[i]; i++)
-		if (!strcmp(argv[i], "--spec") && argv[i + 1])
-			spec = argv[i + 1];
+	if (python_mode(argv)) {
+		top = getenv("ROCEPATH_TOP");
+		dir = getenv("YNL_DIR");
+		if (!top)
+			return -ENOENT;
+		snprintf(script, sizeof(script), "%s/selftests/ynl_server.py", top);
+		snprintf(cli, sizeof(cli), "%s/cli.py", dir ? dir : "");
+		if (!dir || !getenv("YNL_SPEC"))
+			strcpy(cli, "-");
+		else
+			spec = getenv("YNL_SPEC");
+	} else {
+		if (slash)
+			snprintf(script, sizeof(script), "%.*s/ynl_server.py",
+				 (int)(slash - argv[1]), argv[1]);
+		else
+			snprintf(script, sizeof(script), "ynl_server.py");
+		snprintf(cli, sizeof(cli), "%s", argv[2]);
+		for (i = 2; argv[i]; i++)
+			if (!strcmp(argv[i], "--spec") && argv[i + 1])
+				spec = argv[i + 1];
+	}
 
 	pid = fork();
 	if (pid < 0)
@@ -88,7 +119,7 @@ static int start_server(char **argv)
 		setsid();
 		/* Detached: the calls of every later test are its clients. */
 		if (fork() == 0) {
-			execlp("python3", "python3", script, SOCK_PATH, argv[2],
+			execlp("python3", "python3", script, SOCK_PATH, cli,
 			       spec, (char *)NULL);
 			_exit(127);
 		}
@@ -200,6 +231,8 @@ static int read_full(int fd, void *p, size_t len)
 
 static void run_python(char **argv)
 {
+	if (python_mode(argv))
+		argv++;
 	argv[0] = "python3";
 	execvp("python3", argv);
 	perror("ynl_client: python3");
@@ -213,7 +246,8 @@ int main(int argc, char **argv)
 	int fd, err;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: ynl_client PATH/ynl_cli.py PATH/cli.py [OPTIONS]\n");
+		fprintf(stderr, "usage: ynl_client PATH/ynl_cli.py PATH/cli.py [OPTIONS]\n"
+			"       ynl_client --python ARGS\n");
 		return 2;
 	}
 	if (access(GUEST_MARK, F_OK))
