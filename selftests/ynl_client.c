@@ -77,21 +77,22 @@ static int start_server(char **argv)
 {
 	char script[4096], cli[4096];
 	const char *slash = strrchr(argv[1], '/');
-	const char *spec = "", *top, *dir;
+	const char *spec = "", *top, *dir, *ynl_spec;
 	pid_t pid;
 	int i;
 
 	if (python_mode(argv)) {
 		top = getenv("ROCEPATH_TOP");
 		dir = getenv("YNL_DIR");
+		ynl_spec = getenv("YNL_SPEC");
 		if (!top)
 			return -ENOENT;
 		snprintf(script, sizeof(script), "%s/selftests/ynl_server.py", top);
-		snprintf(cli, sizeof(cli), "%s/cli.py", dir ? dir : "");
-		if (!dir || !getenv("YNL_SPEC"))
-			strcpy(cli, "-");
-		else
-			spec = getenv("YNL_SPEC");
+		strcpy(cli, "-");
+		if (dir && ynl_spec) {
+			snprintf(cli, sizeof(cli), "%s/cli.py", dir);
+			spec = ynl_spec;
+		}
 	} else {
 		if (slash)
 			snprintf(script, sizeof(script), "%.*s/ynl_server.py",

@@ -145,15 +145,15 @@ def environ(pid):
 
 
 def python_args(args):
-    """`python3 ARGS` as a script path and sys.argv, or None when a worker
-    cannot stand in for it (an option other than -c or -)."""
+    """`python3 ARGS` as (script path, -c code, sys.argv), or None when a
+    worker cannot stand in for it (an option other than -c or -)."""
     if args[0] == '-c' and len(args) > 1:
-        return None, ['-c'] + args[2:]
+        return None, args[1], ['-c'] + args[2:]
     if args[0] == '-':
-        return None, args
+        return None, None, args
     if args[0].startswith('-'):
         return None
-    return args[0], args
+    return args[0], None, args
 
 
 def worker(conn, codes, base_path):
@@ -177,13 +177,13 @@ def worker(conn, codes, base_path):
     if python:
         os.environ.clear()
         os.environ.update(env)
-        script, argv = how
+        script, source, argv = how
         sys.path[:] = [os.path.dirname(os.path.realpath(script)) if script else ''] + base_path
         if script:
             with open(script, encoding='utf-8') as f:
                 code = compile(f.read(), script, 'exec')
-        elif argv[0] == '-c':
-            code = compile(args[2], '<string>', 'exec')
+        elif source is not None:
+            code = compile(source, '<string>', 'exec')
         else:
             code = compile(sys.stdin.read(), '<stdin>', 'exec')
         rc = run(code, [None] + argv, script or argv[0])

@@ -254,7 +254,7 @@ kscan() { # scan|final K
 	for ((i = 1; i <= nhosts; i++)); do
 		[ "$1" = scan ] && count="execs_count '$run/execs-h$i.$2';"
 		if [ "$i" = 1 ]; then
-			eval "$count"
+			[ "$1" != scan ] || execs_count "$run/execs-h1.$2"
 			bash "$top/scripts/vm/guest-kcheck.sh" "$1" "$2"
 		else
 			RPVM_QUIET=1 on_host "$i" "${count:+. '$top/scripts/vm/guest-execs.sh' && $count}

@@ -622,7 +622,7 @@ done
 # as it did a lone test: it counts against the last job.
 [ -n "$current" ] || [ -z "$dead$hung" ] || current=$njobs
 finish_job() { # K
-	local k=$1 rc problem why fl stall i
+	local k=$1 rc problem why fl stall i most
 	if [ -n "$current" ] && [ "$k" -gt "$current" ]; then
 		echo lost
 		return
@@ -634,7 +634,8 @@ finish_job() { # K
 		return
 	fi
 	note "timing: $(timing "$k") execs=$(execs "$k")"
-	[ -z "$(launched "$k")" ] || note "launched: $(launched "$k")"
+	most=$(launched "$k")
+	[ -z "$most" ] || note "launched: $most"
 	"$TOP/scripts/vm/profile.sh" -n 0 -m 5 -k "$k" "$run_dir" | sed 's/^/# vm: step: /' >&2
 	rc=$(job_result "$k")
 	problem=
