@@ -254,17 +254,10 @@ on_host_bg 1 mon "timeout 60 '$RP_CLI' -j monitor"
 sleep 2
 "$RP_CLI" pin replace file "$T/saved.json"
 # qp-add events need RDMA: ibv_rc_pingpong to guest 2, with a pin on it.
-# gid_v4 N: guest N's IPv4-mapped RoCEv2 GID index (from sysfs).
-gid_v4() {
-	on_host "$1" "d=/sys/class/infiniband/$IBDEV/ports/1
-		for g in \$d/gids/*; do i=\${g##*/}
-			case \$(cat \$g 2>/dev/null) in *ffff:c000:02*) ;; *) continue ;; esac
-			grep -q 'v2' \$d/gid_attrs/types/\$i 2>/dev/null && { echo \$i; exit 0; }
-		done; exit 1"
-}
 have_rdma=0
 if command -v ibv_rc_pingpong >/dev/null && [ "${NHOSTS:-2}" -ge 2 ] &&
-   g1=$(gid_v4 1) && g2=$(gid_v4 2); then
+   g1=$(gid_index "$IBDEV" "$HOST_IP4") &&
+   g2=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4"); then
 	"$RP_CLI" pin flush
 	"$RP_CLI" pin add remote "$PEER_IP4" sport 51000
 	on_host_bg 2 srv "timeout 90 ibv_rc_pingpong -d $IBDEV -g $g2 -n 5"

@@ -70,12 +70,14 @@ rpd_stop() {
 }
 
 rpd_running() {
-	on_host "$1" "kill -0 \$(cat $RPD_DIR/rocepathd.pid)" >/dev/null 2>&1
+	on_host "$1" "kill -0 \$(<$RPD_DIR/rocepathd.pid)" >/dev/null 2>&1
 }
 
 # rpd_log_count N PATTERN: number of log lines matching PATTERN (grep -E).
 rpd_log_count() {
-	on_host "$1" "grep -cE '$2' $RPD_DIR/rocepathd.log" 2>/dev/null | tail -n1
+	local out
+	out=$(on_host "$1" "grep -cE '$2' $RPD_DIR/rocepathd.log" 2>/dev/null)
+	echo "${out##*$'\n'}"
 }
 
 # rpd_wait_log N PATTERN [MIN [TRIES]]: until at least MIN lines match.
@@ -169,9 +171,5 @@ rpd_traffic() {
 # rpd_gid N: the GID index of guest N's IPv4 (::ffff:192.0.2.N) RoCEv2 GID,
 # so traffic is addressed by the IPv4 address the plan pins.
 rpd_gid() {
-	on_host "$1" "d=/sys/class/infiniband/$IBDEV/ports/1
-		for g in \$d/gids/*; do i=\${g##*/}
-			case \$(cat \$g 2>/dev/null) in *ffff:c000:02*) ;; *) continue ;; esac
-			grep -q 'v2' \$d/gid_attrs/types/\$i 2>/dev/null && { echo \$i; exit 0; }
-		done; exit 1"
+	on_host "$1" "source selftests/lib.sh; gid_index $IBDEV \$HOST_IP4"
 }

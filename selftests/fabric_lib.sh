@@ -53,16 +53,24 @@ bgp_established() {
 		jq '[.ipv4Unicast.peers // {} | .[] | select(.state == "Established")] | length'
 }
 
-host_ip() {
-	awk -v n="$1" '$1 == "host" && $2 == n { print $4 }' "$RUN_DIR/fabric"
+# __fabric_host COL VALUE OUT: field OUT of the "host" line of the fabric's
+# description whose field COL is VALUE (fields from 0). Bash alone: the
+# fabric tests look hosts up hundreds of times a run.
+__fabric_host() {
+	local -a w
+	while read -ra w; do
+		[ "${w[0]:-}" = host ] && [ "${w[$1]:-}" = "$2" ] && { echo "${w[$3]:-}"; return 0; }
+	done <"$RUN_DIR/fabric"
 }
+
+host_ip() { __fabric_host 1 "$1" 3; }
 
 host_gid() {
 	on_host "$1" "source selftests/lib.sh; gid_index $IBDEV $(host_ip "$1")"
 }
 
 # host guest index of a topology host name
-host_idx() { awk -v n="$1" '$1 == "host" && $3 == n { print $2 }' "$RUN_DIR/fabric"; }
+host_idx() { __fabric_host 2 "$1" 1; }
 
 # fabric_conns PLAN: conns[] and hosts of the plan's flows
 fabric_conns() {

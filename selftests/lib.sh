@@ -460,26 +460,55 @@ kmsg_bugs() {
 # small. Servers start first (in the background on the peer), clients retry
 # until the server answers.
 
+# gid_spell ADDR: ADDR (IPv4 or IPv6) spelt as sysfs shows a GID, eight
+# groups of four hex digits, IPv4 mapped (::ffff:a.b.c.d); fails on
+# anything else. Bash alone: gid_index runs in every RDMA test, and
+# Python costs 2.7 s a start on the debug kernel.
+gid_spell() {
+	local a=$1 g i n out=''
+	local -a h=() t=()
+	if [[ $a =~ ^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})$ ]]; then
+		for i in 1 2 3 4; do
+			[ "${BASH_REMATCH[i]}" -le 255 ] || return 1
+		done
+		printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' \
+			"${BASH_REMATCH[@]:1:4}"
+		return
+	fi
+	[[ $a =~ ^[0-9a-fA-F:]+$ && $a != *:::* ]] || return 1
+	if [[ $a == *::* ]]; then
+		[[ ${a#*::} != *::* ]] || return 1
+		IFS=: read -ra h <<<"${a%%::*}"
+		IFS=: read -ra t <<<"${a#*::}"
+		n=$((8 - ${#h[@]} - ${#t[@]}))
+		[ "$n" -ge 1 ] || return 1
+		for ((i = 0; i < n; i++)); do
+			h+=(0)
+		done
+		h+=("${t[@]}")
+	else
+		IFS=: read -ra h <<<"$a"
+	fi
+	[ "${#h[@]}" = 8 ] || return 1
+	for g in "${h[@]}"; do
+		[ "${#g}" -ge 1 ] && [ "${#g}" -le 4 ] || return 1
+		printf -v g '%04x' "0x$g"
+		out+=${out:+:}$g
+	done
+	echo "$out"
+}
+
 # gid_index IBDEV ADDR: the index of the RoCEv2 GID holding ADDR (IPv4 or
 # IPv6); prints nothing and fails when there is none.
 gid_index() {
-	local dev=$1 addr=$2
-	py - "$dev" "$addr" <<-'PYEOF'
-	import ipaddress, os, sys
-	dev, addr = sys.argv[1], ipaddress.ip_address(sys.argv[2])
-	want = (ipaddress.IPv6Address("::ffff:" + str(addr)) if addr.version == 4 else addr)
-	base = "/sys/class/infiniband/%s/ports/1" % dev
-	for i in sorted(os.listdir(base + "/gids"), key=int):
-	    try:
-	        gid = open("%s/gids/%s" % (base, i)).read().strip()
-	        typ = open("%s/gid_attrs/types/%s" % (base, i)).read().strip()
-	    except OSError:
-	        continue
-	    if "v2" in typ and ipaddress.IPv6Address(gid) == want:
-	        print(i)
-	        sys.exit(0)
-	sys.exit(1)
-	PYEOF
+	local base=/sys/class/infiniband/$1/ports/1 want f gid typ
+	want=$(gid_spell "$2") || return 1
+	for f in "$base"/gids/*; do
+		read -r gid <"$f" 2>/dev/null && [ "$gid" = "$want" ] || continue
+		read -r typ <"$base/gid_attrs/types/${f##*/}" 2>/dev/null || continue
+		[[ $typ == *v2* ]] && { echo "${f##*/}"; return 0; }
+	done
+	return 1
 }
 
 # rdma_pingpong [-6] [ARGS...]: ibv_rc_pingpong, server on guest 2, client
@@ -582,5 +611,12 @@ ynl_unpriv() {
 }
 
 ip_hex() {
-	py -c 'import ipaddress,sys; print(ipaddress.ip_address(sys.argv[1]).packed.hex())' "$1"
+	local s
+	s=$(gid_spell "$1") || { echo "ip_hex: not an address: $1" >&2; return 1; }
+	s=${s//:/}
+	if [[ $1 == *:* ]]; then
+		echo "$s"
+	else
+		echo "${s:24}"
+	fi
 }
