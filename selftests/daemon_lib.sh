@@ -102,6 +102,13 @@ rpd_save_logs() {
 	done
 }
 
+# rpd_placement_qps Q OUT: the example placement with Q QPs per
+# connection, written to OUT (what a scheduler's edit looks like).
+rpd_placement_qps() {
+	jq -c --argjson q "$1" '.jobs[].qps_per_connection = $q' \
+		"$RPD_EXAMPLE/placement.json" >"$2"
+}
+
 # rpd_plan_ports SRC DST [PLACEMENT]: the planned sports of SRC -> DST, one
 # per line, ascending, from `rocepath -j plan` (the plan's flows list, Documentation/planner.rst).
 rpd_plan_ports() {

@@ -24,7 +24,7 @@ source "$(dirname "$0")/daemon_lib.sh"
 source "$(dirname "$0")/nfs_lib.sh"
 
 require_module
-require_cmd python3
+require_cmd python3 jq
 require_rpd
 nfs_require 1 2
 
@@ -40,12 +40,7 @@ MNT=$NFS_MNT
 # content in $RUN_DIR/placement-qQ.json.
 place_write() {
 	local q=$1 how=${2:-rename} f=$RUN_DIR/placement-q$1.json
-	py -c "
-import json
-p = json.load(open('$RPD_EXAMPLE/placement.json'))
-for j in p['jobs']:
-    j['qps_per_connection'] = $q
-json.dump(p, open('$f', 'w'))"
+	rpd_placement_qps "$q" "$f" || return 1
 	case $how in
 	rename) on_host 2 "cp '$f' $MNT/.placement.tmp && mv $MNT/.placement.tmp $MNT/placement.json" ;;
 	inplace) on_host 2 "cat '$f' >$MNT/placement.json" ;;

@@ -15,7 +15,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/daemon_lib.sh"
 
 require_module
-require_cmd ib_write_bw tcpdump python3
+require_cmd ib_write_bw tcpdump python3 jq
 require_rpd
 
 defer rpd_save_logs
@@ -86,12 +86,7 @@ ksft_test "ib_write_bw -q 4: source ports on the wire = planned ports, both dire
 
 # 5. Edit the placement (scheduler style: temp file + rename): 3 QPs per
 # connection, which moves one port; new QPs follow the new plan.
-py -c "
-import json
-p = json.load(open('$RPD_EXAMPLE/placement.json'))
-for j in p['jobs']:
-    j['qps_per_connection'] = 3
-json.dump(p, open('$RUN_DIR/placement-q3.json', 'w'))"
+rpd_placement_qps 3 "$RUN_DIR/placement-q3.json"
 before1=$(rpd_log_count 1 'file change applied')
 before2=$(rpd_log_count 2 'file change applied')
 for n in 1 2; do

@@ -39,11 +39,7 @@ print(s.get('generation', ''))"
 }
 
 for q in 3 4; do
-	python3 -c "
-import json
-p = json.load(open('$RPD_EXAMPLE/placement.json'))
-for j in p['jobs']: j['qps_per_connection'] = $q
-json.dump(p, open('$RUN_DIR/q$q.json', 'w'))"
+	rpd_placement_qps "$q" "$RUN_DIR/q$q.json"
 done
 
 results=()
