@@ -82,6 +82,8 @@ ksft_test "unpinned: every flow's path = the measured hash of its QPN-derived po
 # 3. With rocepathd's plan on every host.
 RPD_EXAMPLE=$W
 stop_all() { for h in $hosts; do rpd_stop "$(host_idx "$h")"; done; }
+# deferred first, so it runs last: the logs once every daemon stopped
+defer rpd_save_logs
 defer stop_all
 ksft_test "rocepathd on every host installed its part of the plan" fabric_rpd_start
 ksft_test "ib_write_bw -q 4 on every connection at once, with the plan" traffic planned
