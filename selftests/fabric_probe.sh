@@ -237,16 +237,20 @@ same_pins() { [ "$(rpd_pins "$1")" = "$2" ]; }
 served_while_probing() {
 	local outside
 	reformat 0 "$W/topology-reformatted.json"
-	on_host "$n1" "cp $W/topology-reformatted.json $RPD_DIR/.topology.tmp &&
-		mv $RPD_DIR/.topology.tmp $RPD_DIR/topology.json" || return 1
 	outside=$(rpd_log_count "$n1" 'changed outside rocepathd')
-	# flush as soon as the round starts: one loop in the guest, not a
-	# poll from here (a round lasts a few seconds)
-	on_host "$n1" "for i in \$(seq 1200); do
+	# Flush as soon as the round starts: one loop in the guest, not a poll
+	# from here, and started before the topology changes. A round lasts
+	# about 4 s; on the debug kernel the steps between the change and a
+	# loop started after it took most of that, and the flush came after
+	# the round.
+	on_host_bg "$n1" flusher "for i in \$(seq 1200); do
 			[ \$(grep -c 'probing from' $RPD_DIR/rocepathd.log) -gt $rounds1 ] &&
 				exec $RP_CLI pin flush
 			sleep 0.05
-		done; echo 'no probe round started'; exit 1" || return 1
+		done; echo 'no probe round started'; exit 1"
+	on_host "$n1" "cp $W/topology-reformatted.json $RPD_DIR/.topology.tmp &&
+		mv $RPD_DIR/.topology.tmp $RPD_DIR/topology.json" || return 1
+	wait_bg "$n1" flusher 120 || return 1
 	rpd_wait_log "$n1" 'changed outside rocepathd' $((outside + 1)) 50 || return 1
 	retry 50 0.2 same_pins "$n1" "$before1" ||
 		{ echo "pins not re-pushed: '$(rpd_pins "$n1")', want '$before1'"; return 1; }
