@@ -388,7 +388,8 @@ wait_bg() {
 		echo "wait_bg: no background job $name on h$n" >&2
 		return 1
 	}
-	# Each sleep is a process: at ten a second, the debug lane's fuzzing
+	# Each sleep was a process (and still is without bash-builtins, see
+	# the top of this file): at ten a second, the debug lane's fuzzing
 	# guest that also waited sent 56% of its peer's messages per second,
 	# 71% with this back-off; so the poll slows as it waits. The limit is
 	# twice T of wall time: T was tuned against ten polls a second, whose
