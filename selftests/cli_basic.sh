@@ -257,7 +257,7 @@ sleep 2
 have_rdma=0
 if command -v ibv_rc_pingpong >/dev/null && [ "${NHOSTS:-2}" -ge 2 ] &&
    g1=$(gid_index "$IBDEV" "$HOST_IP4") &&
-   g2=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4"); then
+   g2=$(on_gid_index 2 "$PEER_IP4"); then
 	"$RP_CLI" pin flush
 	"$RP_CLI" pin add remote "$PEER_IP4" sport 51000
 	on_host_bg 2 srv "timeout 90 ibv_rc_pingpong -d $IBDEV -g $g2 -n 5"

@@ -178,5 +178,5 @@ rpd_traffic() {
 # rpd_gid N: the GID index of guest N's IPv4 (::ffff:192.0.2.N) RoCEv2 GID,
 # so traffic is addressed by the IPv4 address the plan pins.
 rpd_gid() {
-	on_host "$1" "source selftests/lib.sh; gid_index $IBDEV \$HOST_IP4"
+	on_gid_index "$1" '$HOST_IP4'
 }

@@ -69,7 +69,7 @@ on_host 2 "sysctl -qw net.ipv6.conf.rpdummy0.disable_ipv6=0 &&
 write_bw6() {
 	local lgid rgid rc
 	lgid=$(gid_index "$IBDEV" "$HOST_IP6") || return 1
-	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP6") || return 1
+	rgid=$(on_gid_index 2 "$PEER_IP6") || return 1
 	on_host_bg 2 bw6 "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 5 -F"
 	wait_listen 2 >/dev/null
 	retry 5 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 5 -F --tclass=3 "$PEER_IP4" >/dev/null 2>&1
@@ -129,7 +129,7 @@ flow_reset 1
 write_bw() {
 	local lgid rgid rc
 	lgid=$(gid_index "$IBDEV" "$HOST_IP4") || return 1
-	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") || return 1
+	rgid=$(on_gid_index 2 "$PEER_IP4") || return 1
 	on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 65536 -n 32 -F -u 20"
 	wait_listen 2
 	retry 5 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 65536 -n 32 -F -u 20 "$PEER_IP4" 2>&1 |

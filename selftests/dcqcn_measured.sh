@@ -55,7 +55,7 @@ h1_flow_has() {
 	[ "$(jq ".$1 // 0" <<<"${f:-null}")" -gt 0 ]
 }
 lgid=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
-rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
+rgid=$(on_gid_index 2 "$PEER_IP4") ||
 	ksft_skip_all "no RoCEv2 GID for $PEER_IP4 on h2"
 # Writes until the test stops them: the send rate measured first, then
 # marks, then the rate read once a CNP has arrived, while marks go on.

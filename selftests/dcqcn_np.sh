@@ -153,7 +153,7 @@ cap_start 1 dcqcn_np6 "ip6 and udp port 4791" || ksft_fail "tcpdump started on h
 write_bw6() {
 	local lgid rgid rc
 	lgid=$(gid_index "$IBDEV" "$HOST_IP6") || return 1
-	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP6") || return 1
+	rgid=$(on_gid_index 2 "$PEER_IP6") || return 1
 	on_host_bg 2 bw6 "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 20 -F"
 	wait_listen 2 >/dev/null
 	retry 5 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 20 -F --tclass=3 "$PEER_IP4" >/dev/null 2>&1

@@ -39,7 +39,7 @@ dcqcn_set 1 "$IBDEV" "$rp" || ksft_skip_all "dcqcn set on h1 failed"
 write_bw() {
 	local lgid rgid out rc n=${1:-50}
 	lgid=$(gid_index "$IBDEV" "$HOST_IP4") || return 1
-	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") || return 1
+	rgid=$(on_gid_index 2 "$PEER_IP4") || return 1
 	on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n $n -F -u 20"
 	wait_listen 2 >/dev/null
 	out=$(retry 5 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n "$n" -F -u 20 "$PEER_IP4" 2>&1)

@@ -66,7 +66,7 @@ __fabric_host() {
 host_ip() { __fabric_host 1 "$1" 3; }
 
 host_gid() {
-	on_host "$1" "source selftests/lib.sh; gid_index $IBDEV $(host_ip "$1")"
+	on_gid_index "$1" "$(host_ip "$1")"
 }
 
 # host guest index of a topology host name

@@ -35,7 +35,7 @@ cap_start 1 flow_forged "udp port 4791" || ksft_fail "tcpdump started on h1"
 
 # A live QP: small ping-pongs until stopped, h1 the client.
 lgid=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
-rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
+rgid=$(on_gid_index 2 "$PEER_IP4") ||
 	ksft_skip_all "no RoCEv2 GID for $PEER_IP4 on h2"
 on_host_bg 2 pp "ibv_rc_pingpong -d $IBDEV -g $rgid -s 64 -n 1000000"
 wait_listen 2

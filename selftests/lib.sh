@@ -512,6 +512,12 @@ gid_index() {
 	return 1
 }
 
+# on_gid_index N ADDR: gid_index on guest N, for ADDR on its $IBDEV. ADDR
+# is expanded there, so '$HOST_IP4' names guest N's own address.
+on_gid_index() {
+	on_host "$1" "source selftests/lib.sh; gid_index $IBDEV $2"
+}
+
 # rdma_pingpong [-6] [ARGS...]: ibv_rc_pingpong, server on guest 2, client
 # here, 20 iterations unless ARGS say otherwise; -6 uses the IPv6 GIDs (the
 # out-of-band TCP exchange stays on IPv4: the server listens on IPv4 only).
@@ -521,11 +527,11 @@ rdma_pingpong() {
 	if [ "${1:-}" = -6 ]; then
 		shift
 		lgid=$(gid_index "$IBDEV" "$HOST_IP6") || { echo "no RoCEv2 GID for $HOST_IP6"; return 1; }
-		rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP6") ||
+		rgid=$(on_gid_index 2 "$PEER_IP6") ||
 			{ echo "no RoCEv2 GID for $PEER_IP6 on h2"; return 1; }
 	else
 		lgid=$(gid_index "$IBDEV" "$HOST_IP4") || { echo "no RoCEv2 GID for $HOST_IP4"; return 1; }
-		rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
+		rgid=$(on_gid_index 2 "$PEER_IP4") ||
 			{ echo "no RoCEv2 GID for $PEER_IP4 on h2"; return 1; }
 	fi
 	on_host_bg 2 pingpong "ibv_rc_pingpong -d $IBDEV -g $rgid -n 20 $*"
@@ -546,7 +552,7 @@ rdma_pingpong() {
 rdma_write_bw() {
 	local lgid rgid rc out
 	lgid=$(gid_index "$IBDEV" "$HOST_IP4") || { echo "no RoCEv2 GID for $HOST_IP4"; return 1; }
-	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
+	rgid=$(on_gid_index 2 "$PEER_IP4") ||
 		{ echo "no RoCEv2 GID for $PEER_IP4 on h2"; return 1; }
 	on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 50 -F $*"
 	wait_listen 2 || { kill_bg 2 write_bw; return 1; }

@@ -29,7 +29,7 @@ python3 -c 'import yaml' 2>/dev/null || ksft_skip_all "python3-yaml is not insta
 require_cli
 
 LGID=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
-RGID=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
+RGID=$(on_gid_index 2 "$PEER_IP4") ||
 	ksft_skip_all "no RoCEv2 GID for $PEER_IP4 on h2"
 
 rp_load_both || ksft_skip_all "cannot load $ROCEPATH_KO on both guests"

@@ -20,7 +20,7 @@ defer rp_unload 1
 
 body_starts
 kmsg_mark
-rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4")
+rgid=$(on_gid_index 2 "$PEER_IP4")
 on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 400 -F"
 wait_listen 2
 ( retry 5 1 ib_write_bw -d "$IBDEV" -x "$GIDX" -s 4096 -n 400 -F "$PEER_IP4" \

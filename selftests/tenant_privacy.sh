@@ -22,7 +22,7 @@ cp "$RP_CLI" "$CLI" && chmod a+rx "$CLI" || ksft_skip_all "cannot stage the CLI 
 rp_load_both || ksft_skip_all "cannot load $ROCEPATH_KO"
 
 LGID=$(gid_index "$IBDEV" "$HOST_IP4") || ksft_skip_all "no RoCEv2 GID for $HOST_IP4"
-RGID=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4") ||
+RGID=$(on_gid_index 2 "$PEER_IP4") ||
 	ksft_skip_all "no RoCEv2 GID for $PEER_IP4 on h2"
 
 # pingpong NAME PORT [PREFIX]: a long ibv_rc_pingpong, server on h2, client

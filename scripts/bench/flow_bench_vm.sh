@@ -24,7 +24,7 @@ busy='awk "/^cpu / { print \$2 + \$3 + \$4 + \$7 + \$8 + \$9 }" /proc/stat'
 bw() {
 	local lgid rgid out b1 b2 e1 e2
 	lgid=$(gid_index "$IBDEV" "$HOST_IP4")
-	rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4")
+	rgid=$(on_gid_index 2 "$PEER_IP4")
 	b2=$(on_host 2 "$busy")
 	b1=$(eval "$busy")
 	on_host_bg 2 bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n $iters -F"

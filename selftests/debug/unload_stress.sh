@@ -68,7 +68,7 @@ kmsg_mark
 # fit the lane's time; softirq and rxe's work items are not niced.
 bg_nice() { renice -n 10 -p "$1" >/dev/null; }
 # Traffic both ways: h2 serves and sends, h1 serves and sends, in loops.
-rgid=$(on_host 2 "source selftests/lib.sh; gid_index $IBDEV $PEER_IP4")
+rgid=$(on_gid_index 2 "$PEER_IP4")
 on_host_bg 2 bw_srv "while :; do ib_write_bw -d $IBDEV -x $rgid -s 4096 -D 4 -F -p 18600 >/dev/null 2>&1; done"
 # A client that finds no server yet (it restarts between runs) tries again;
 # any other failure counts.
