@@ -140,7 +140,12 @@ for try in 1 2 3; do
 		break
 	fi
 	cut && { why=; break; }
-	why="cut from the ceiling in every try"
+	# with nothing measured before the marks there is no rate to cut from
+	if [ "$sent" -gt 0 ]; then
+		why="cut from the ceiling in every try"
+	else
+		why="no send rate measured before the marks of try $try"
+	fi
 	log "try $try: after $cnps CNP(s) the rate is $rate kb/s, above 2 x the $ref kb/s the flow sent" \
 		"($sent before the marks, $recent over the ${span} s read up to the CNP)"
 	[ "$try" -lt 3 ] || break
