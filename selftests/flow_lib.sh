@@ -23,9 +23,12 @@ dcqcn_json() {
 }
 
 dcqcn_set() {
-	local n=$1 dev=$2 json=$3
+	local n=$1 dev=$2 json=$3 out rc=0
 	json=$(jq -c --arg d "$dev" '{dcqcn: ({ibdev: $d} + .)}' <<<"$json")
-	on_host "$n" "$YNL_CMD --do dcqcn-set --json '$json'"
+	out=$(on_host "$n" "$YNL_CMD --do dcqcn-set --json '$json'") || rc=$?
+	# cli.py prints "None" for a do that has no reply: not worth a log line
+	[ -z "$out" ] || [ "$out" = None ] || printf '%s\n' "$out"
+	return "$rc"
 }
 
 # flow_sum N FILTER FIELD
