@@ -114,11 +114,8 @@ rpd_placement_qps() {
 rpd_plan_ports() {
 	local src=$1 dst=$2 place=${3:-$RPD_EXAMPLE/placement.json} out
 	if out=$("$RP_CLI" -j plan topology "$RPD_EXAMPLE/topology.json" placement "$place" 2>/dev/null); then
-		echo "$out" | py -c "
-import json, sys
-plan = json.load(sys.stdin)
-print('\\n'.join(str(p) for p in sorted({f['sport'] for f in plan['flows']
-      if f['src_host'] == '$src' and f['dst_host'] == '$dst'})))"
+		jq -r --arg s "$src" --arg d "$dst" \
+			'[.flows[] | select(.src_host == $s and .dst_host == $d) | .sport] | unique[]' <<<"$out"
 		return
 	fi
 	# Fallback while \`rocepath plan\` is unavailable: the same planner
@@ -134,19 +131,14 @@ print('\\n'.join(str(p) for p in sorted({f['sport'] for f in plan['flows']
 
 # rpd_pins N: the installed path-set ports on guest N, as 'REMOTE PORT,PORT'.
 rpd_pins() {
-	on_host "$1" "'$RP_CLI' -j pin show" | py -c "
-import json, sys
-for p in json.load(sys.stdin):
-    print(p['remote'], ','.join(str(s) for s in sorted(p['sports'])))"
+	on_host "$1" "'$RP_CLI' -j pin show" |
+		jq -r '.[] | "\(.remote) \(.sports | sort | map(tostring) | join(","))"'
 }
 
 # rpd_generation N: the pin set generation (from rocepath -j stats).
 rpd_generation() {
-	on_host "$1" "'$RP_CLI' -j stats" | py -c "
-import json, sys
-s = json.load(sys.stdin)
-s = s[0] if isinstance(s, list) else s
-print(s.get('generation', ''))"
+	on_host "$1" "'$RP_CLI' -j stats" |
+		jq -r 'if type == "array" then .[0] else . end | .generation // ""'
 }
 
 # rpd_capture_start N SRC: capture RoCEv2 from SRC arriving on guest N.

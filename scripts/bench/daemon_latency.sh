@@ -29,14 +29,6 @@ source selftests/lib.sh
 source selftests/daemon_lib.sh
 NHOSTS=1
 N=${2:-10}
-RP=$RP_CLI
-
-gen() {
-	"$RP" -j stats | python3 -c "
-import json, sys
-s = json.load(sys.stdin); s = s[0] if isinstance(s, list) else s
-print(s.get('generation', ''))"
-}
 
 for q in 3 4; do
 	rpd_placement_qps "$q" "$RUN_DIR/q$q.json"
@@ -51,11 +43,11 @@ for deb in 0 200; do
 	ext=()
 	for ((i = 0; i < N; i++)); do
 		q=$((3 + i % 2))
-		g0=$(gen)
+		g0=$(rpd_generation 1)
 		t0=$(date +%s%N)
 		cp "$RUN_DIR/q$q.json" $RPD_DIR/.p.tmp && mv $RPD_DIR/.p.tmp $RPD_DIR/placement.json
 		for ((k = 0; k < 200; k++)); do
-			[ "$(gen)" != "$g0" ] && break
+			[ "$(rpd_generation 1)" != "$g0" ] && break
 		done
 		t1=$(date +%s%N)
 		ext+=($(((t1 - t0) / 1000000)))
