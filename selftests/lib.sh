@@ -505,8 +505,8 @@ gid_index() {
 	local base=/sys/class/infiniband/$1/ports/1 want f gid typ
 	want=$(gid_spell "$2") || return 1
 	for f in "$base"/gids/*; do
-		read -r gid <"$f" 2>/dev/null && [ "$gid" = "$want" ] || continue
-		read -r typ <"$base/gid_attrs/types/${f##*/}" 2>/dev/null || continue
+		read -r gid 2>/dev/null <"$f" && [ "$gid" = "$want" ] || continue
+		read -r typ 2>/dev/null <"$base/gid_attrs/types/${f##*/}" || continue
 		[[ $typ == *v2* ]] && { echo "${f##*/}"; return 0; }
 	done
 	return 1

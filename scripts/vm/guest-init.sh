@@ -118,7 +118,7 @@ mac_test=$(printf '52:54:00:12:34:%02x' "$idx")
 mac_ctl=$(printf '52:54:00:12:35:%02x' "$idx")
 t= c=
 for d in /sys/class/net/*; do
-	read -r a <"$d/address" 2>/dev/null || continue
+	read -r a 2>/dev/null <"$d/address" || continue
 	[ "$a" = "$mac_test" ] && t=${d##*/}
 	[ "$a" = "$mac_ctl" ] && c=${d##*/}
 done
@@ -128,7 +128,7 @@ if [ "$fabric_role" = fabric ]; then
 	# go into the leaves; out of eth1's way first.
 	n=0
 	for d in /sys/class/net/*; do
-		read -r a <"$d/address" 2>/dev/null || continue
+		read -r a 2>/dev/null <"$d/address" || continue
 		case $a in
 		52:54:00:12:36:*) ip link set "${d##*/}" name "fab$n"; n=$((n + 1)) ;;
 		esac

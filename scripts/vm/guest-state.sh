@@ -35,9 +35,9 @@ state() {
 		args=
 		while IFS= read -r -d '' a; do
 			args+="$a "
-		done <"$d/cmdline" 2>/dev/null
+		done 2>/dev/null <"$d/cmdline"
 		[ -n "$args" ] || continue
-		read -r stat <"$d/stat" 2>/dev/null || continue
+		read -r stat 2>/dev/null <"$d/stat" || continue
 		stat=${stat##*) }
 		read -r _ _ _ sid _ <<<"$stat"
 		[ "$sid" = "$own" ] && continue

@@ -173,7 +173,7 @@ touch "$STOP"
 kill $churn1 $churn2 2>/dev/null
 wait $churn1 $churn2 2>/dev/null
 sleep 5
-read -r n1 f1 <"$RUN_DIR/bw_h1.count" 2>/dev/null
+read -r n1 f1 2>/dev/null <"$RUN_DIR/bw_h1.count"
 read -r n2 f2 < <(on_host 2 "cat /tmp/bw_cli.count" 2>/dev/null)
 log "ib_write_bw runs: h1->h2 ${n1:-0} ok ${f1:-?} failed, h2->h1 ${n2:-0} ok ${f2:-?} failed"
 [ "${n1:-0}" -gt 0 ] && [ "${n2:-0}" -gt 0 ] && [ "${f1:-1}" = 0 ] && [ "${f2:-1}" = 0 ] &&
