@@ -327,12 +327,19 @@ for ((k = 1; k <= ${#jobs[@]}; k++)); do
 	done
 	execs_start
 	mark job
+	t_job=$SECONDS
 	RPVM_TIMEOUT=$tmo RPVM_TIMING=$run/timing-h1.$k timeout -k 10 "$tmo" \
 		bash -c "cd \"\$ROCEPATH_TOP\" && exec $job" </dev/null >>"$out" 2>&1
 	rc=$?
 	mark job-end
+	# 137 is also what timeout returns when a signal from elsewhere made
+	# it pass SIGTERM on and then, 10 s later, SIGKILL: say which it was.
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		echo "# vm: test timed out after $tmo s" >>"$out"
+		if [ $((SECONDS - t_job + 1)) -ge "$tmo" ]; then
+			echo "# vm: test timed out after $tmo s" >>"$out"
+		else
+			echo "# vm: test killed (exit $rc) after $((SECONDS - t_job)) s of its $tmo s: not its timeout, a signal from elsewhere" >>"$out"
+		fi
 		rc=1
 	fi
 	kscan scan "$k"
