@@ -202,6 +202,26 @@ kmemleak=
 [ -w /sys/kernel/debug/kmemleak ] && kmemleak=1 && : >/run/rpvm.kmarks
 # Every exec traced, counted per job (scripts/vm/guest-execs.sh).
 . "$top/scripts/vm/guest-execs.sh" && execs_setup
+# Twice a job died of a signal no test sends it: a SIGTERM that timeout
+# passed on (nl_fuzz, debug lane), a SIGHUP (dcqcn_measured, 6.12). The
+# kernel's signal_generate event, into the same buffer, names the sender
+# of every hang-up, interrupt, quit and terminate signal; a job that dies
+# of a signal shows the last of them (sigs_sent).
+sigev=/sys/kernel/tracing/events/signal/signal_generate
+{ echo 'sig == 1 || sig == 2 || sig == 3 || sig == 15' >"$sigev/filter" &&
+	echo 1 >"$sigev/enable"; } 2>/dev/null || sigev=
+sigs_sent() { # the last signals the event saw in this job, as comments
+	local l last=()
+	[ -n "$sigev" ] || return 0
+	# in bash: the job's exec count is taken after this
+	while read -r l; do
+		[[ $l == *"signal_generate:"* ]] || continue
+		last+=("#   $l")
+		[ "${#last[@]}" -le 20 ] || last=("${last[@]:1}")
+	done </sys/kernel/tracing/trace
+	echo "# vm: the last hang-up, interrupt, quit and terminate signals sent during the job:"
+	printf '%s\n' "${last[@]}"
+}
 
 if [ "$idx" != 1 ]; then
 	: >/run/rpvm.ready
@@ -339,8 +359,12 @@ for ((k = 1; k <= ${#jobs[@]}; k++)); do
 			echo "# vm: test timed out after $tmo s" >>"$out"
 		else
 			echo "# vm: test killed (exit $rc) after $((SECONDS - t_job)) s of its $tmo s: not its timeout, a signal from elsewhere" >>"$out"
+			sigs_sent >>"$out"
 		fi
 		rc=1
+	elif [ "$rc" -gt 128 ]; then
+		echo "# vm: test died of signal $((rc - 128)) after $((SECONDS - t_job)) s" >>"$out"
+		sigs_sent >>"$out"
 	fi
 	kscan scan "$k"
 	for ((i = 1; i <= nhosts; i++)); do
