@@ -348,8 +348,18 @@ for ((k = 1; k <= ${#jobs[@]}; k++)); do
 	execs_start
 	mark job
 	t_job=$SECONDS
-	RPVM_TIMEOUT=$tmo RPVM_TIMING=$run/timing-h1.$k timeout -k 10 "$tmo" \
-		bash -c "cd \"\$ROCEPATH_TOP\" && exec $job" </dev/null >>"$out" 2>&1
+	# timeout puts the job in a process group of its own. Were timeout a
+	# child of this shell, PID 1, the kernel would count that group as
+	# orphaned (a parent that is init links no group to its session), and
+	# when a process of an orphaned group exits while another is stopped
+	# (lib.sh's __kill_tree stops a tree before it kills it) the kernel
+	# sends the whole group SIGHUP: the test died of it (exit 129), or
+	# timeout passed it on. A subshell in between is the group's link.
+	(
+		RPVM_TIMEOUT=$tmo RPVM_TIMING=$run/timing-h1.$k timeout -k 10 "$tmo" \
+			bash -c "cd \"\$ROCEPATH_TOP\" && exec $job" </dev/null >>"$out" 2>&1
+		exit $?
+	)
 	rc=$?
 	mark job-end
 	# 137 is also what timeout returns when a signal from elsewhere made
