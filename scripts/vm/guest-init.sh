@@ -201,13 +201,14 @@ console "rxe0 up"
 kmemleak=
 [ -w /sys/kernel/debug/kmemleak ] && kmemleak=1 && : >/run/rpvm.kmarks
 # Every exec traced, counted per job (scripts/vm/guest-execs.sh).
+# shellcheck source=scripts/vm/guest-execs.sh
 . "$top/scripts/vm/guest-execs.sh" && execs_setup
 # Twice a job died of a signal no test sends it: a SIGTERM that timeout
 # passed on (nl_fuzz, debug lane), a SIGHUP (dcqcn_measured, 6.12). The
 # kernel's signal_generate event, into the same buffer, names the sender
 # of every hang-up, interrupt, quit and terminate signal; a job that dies
 # of a signal shows the last of them (sigs_sent).
-sigev=/sys/kernel/tracing/events/signal/signal_generate
+sigev=$execs_trace/events/signal/signal_generate
 { echo 'sig == 1 || sig == 2 || sig == 3 || sig == 15' >"$sigev/filter" &&
 	echo 1 >"$sigev/enable"; } 2>/dev/null || sigev=
 sigs_sent() { # the last signals the event saw in this job, as comments
@@ -218,7 +219,7 @@ sigs_sent() { # the last signals the event saw in this job, as comments
 		[[ $l == *"signal_generate:"* ]] || continue
 		last+=("#   $l")
 		[ "${#last[@]}" -le 20 ] || last=("${last[@]:1}")
-	done </sys/kernel/tracing/trace
+	done <"$execs_trace/trace"
 	echo "# vm: the last hang-up, interrupt, quit and terminate signals sent during the job:"
 	printf '%s\n' "${last[@]}"
 }
