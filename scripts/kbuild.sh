@@ -36,5 +36,6 @@ cp -p "$TOP"/kmod/*.[ch] "$out/kmod/"
 rm -rf "$out/include"
 cp -rp "$TOP/include" "$out/"
 cp -p "$TOP/Kbuild" "$out/"
-make -s -C "$kdir" M="$out" "${cross[@]}" modules "$@"
+# -j: a cold build of the module is some twenty objects, one core each.
+make -s -j"$(nproc)" -C "$kdir" M="$out" "${cross[@]}" modules "$@"
 echo "kbuild: $out/rocepath.ko"
