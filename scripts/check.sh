@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Every test of the project (`make check`), as TAP, in five stages:
+#   build   the module for both test kernels, the CLI/daemon, the unit tests
 #   static  ynl-gen --check, checkpatch --strict (kmod/, include/), sparse on
 #           both test kernels, cppcheck on daemon/, the include rules
 #           between layers and the module's object cycles on the builds
-#           sparse made (scripts/layers-check.sh), dkms build (6.12)
-#   build   the module for both test kernels, the CLI/daemon, the unit tests
-#   unit    each daemon/tests/bin/test_* under valgrind (leaks fail)
+#           above (scripts/layers-check.sh), dkms build (6.12)
+#   unit    each daemon/tests/bin/test_* under valgrind (leaks fail); the
+#           static checks and these run as one queue, as many at a time as
+#           there are cores (ROCEPATH_CHECK_JOBS), their results in order
 #   vm      each selftests/Makefile TEST_PROGS entry on each test kernel
 #           (6.1, then 6.12), through scripts/vm/run.sh: those that boot
 #           the default way in one boot per kernel (run.sh -b), the others
@@ -168,6 +170,7 @@ arm64_wanted() {
 arm64_dir=
 deps_pid=
 lane_pid=
+queue_pids=() queue_dir=
 if arm64_wanted; then
 	arm64_dir=$(mktemp -d) || exit 1
 	(
@@ -192,11 +195,12 @@ arm64_smoke() {
 # guests off on TERM.
 stop_background() {
 	local p
-	for p in $lane_pid $deps_pid; do
+	for p in $lane_pid $deps_pid "${queue_pids[@]}"; do
 		pkill -TERM -P "$p" 2>/dev/null
 		kill "$p" 2>/dev/null
 	done
 	[ -z "$arm64_dir" ] || rm -rf "$arm64_dir"
+	[ -z "$queue_dir" ] || rm -rf "$queue_dir"
 }
 trap stop_background EXIT
 
@@ -209,6 +213,10 @@ tap() { # RESULT(pass|fail|skip) DESC [REASON]
 	esac
 }
 comment() { sed 's/^/#   /'; }
+replay() { # OUTPUT RC: a command's output and exit code, kept from its run
+	cat "$1"
+	return "$2"
+}
 stage() { echo "# ---- $* ----"; }
 
 # item DESC CMD...: one result from a command's exit status (4: skip, its
@@ -220,7 +228,7 @@ item() {
 	out=$("$@" 2>&1)
 	rc=$?
 	if [ "$rc" = 0 ]; then
-		tap pass "$desc ($(($(date +%s) - t0))s)"
+		tap pass "$desc (${REPLAY_SECS:-$(($(date +%s) - t0))}s)"
 	elif [ "$rc" = 4 ]; then
 		tap skip "$desc" "$(printf '%s\n' "$out" | tail -n1)"
 	else
@@ -250,7 +258,7 @@ tap_test() { # PREFIX CMD...
 		esac
 		__tap_line "$prefix" "$line"
 	done < <("$@" 2>&1 </dev/null; printf '\n__RC__:%d\n' $?)
-	echo "# $prefix: exit $rc after $(($(date +%s) - t0)) s"
+	echo "# $prefix: exit $rc after ${REPLAY_SECS:-$(($(date +%s) - t0))} s"
 	if [ "$rc" != 0 ] && [ "$rc" != 4 ] && [ "$nfail" = "$before_fail" ]; then
 		tap fail "$prefix: exited with $rc (crash, panic, hang or leak; see above)"
 	elif [ "$n" = "$before_n" ]; then
@@ -381,11 +389,78 @@ step_table() {
 }
 
 #
-# Stage 1: static checks.
+# Stage 1: builds (always: later stages need them).
 #
-stage static
+stage build
+for k in "${kernels[@]}"; do
+	item "build: rocepath.ko for $(krel "$k")" scripts/kbuild.sh "$(krel "$k")"
+done
+item "build: userspace (make -C daemon)" make -s -C daemon -j2
+[ "$arch" = arm64 ] &&
+	item "build: arm64 CLI, daemon and selftest helpers (scripts/cross-arm64.sh)" scripts/cross-arm64.sh
+item "build: unit tests (make -C daemon tests)" make -s -C daemon -j2 tests
+item "build: selftest helpers (make -C selftests)" make -s -C selftests
+item "build: packaging files (scripts/deb.sh quick; make check-deb installs the .debs)" scripts/deb.sh quick
+
+#
+# Stage 2: static checks, queued with stage 3's unit tests. Each of these
+# jobs is one program on one core (cppcheck takes two) and none needs
+# another's result, but one after the other they left a core idle for
+# about two minutes: the queue runs $host_jobs at a time (the cores),
+# buffering each job's output, and the results follow in queue order.
+#
+queue_kind=() queue_desc=() queue_cmd=()
+host_jobs=${ROCEPATH_CHECK_JOBS:-$(nproc)}
+queue() { # KIND DESC CMD...: static (an item), unit (a TAP test), unbuilt
+	queue_kind+=("$1")
+	queue_desc+=("$2")
+	shift 2
+	queue_cmd+=("$(printf '%q ' "$@")")
+}
+queue_one() { # K: job K, its output into K.out, "RC SECONDS" into K.rc
+	local t0 rc
+	t0=$(date +%s)
+	eval "${queue_cmd[$1]}" >"$queue_dir/$1.out" 2>&1 </dev/null
+	rc=$?
+	echo "$rc $(($(date +%s) - t0))" >"$queue_dir/$1.rc"
+}
+queue_run() {
+	local k p done_pid left
+	queue_dir=$(mktemp -d) || exit 1
+	for ((k = 0; k < ${#queue_cmd[@]}; k++)); do
+		while [ ${#queue_pids[@]} -ge "$host_jobs" ]; do
+			done_pid=
+			wait -n -p done_pid "${queue_pids[@]}"
+			left=()
+			for p in "${queue_pids[@]}"; do
+				[ "$p" = "$done_pid" ] || left+=("$p")
+			done
+			queue_pids=("${left[@]}")
+		done
+		queue_one "$k" &
+		queue_pids+=($!)
+	done
+	[ ${#queue_pids[@]} = 0 ] || wait "${queue_pids[@]}"
+	queue_pids=()
+}
+queue_results() { # KIND: the results of that kind's jobs, in queue order
+	local k rc secs
+	for ((k = 0; k < ${#queue_cmd[@]}; k++)); do
+		case ${queue_kind[$k]} in
+		"$1") ;;
+		unbuilt) [ "$1" = unit ] && tap fail "${queue_desc[$k]}"; continue ;;
+		*) continue ;;
+		esac
+		read -r rc secs <"$queue_dir/$k.rc" 2>/dev/null || { rc=1 secs=; echo "no exit code" >>"$queue_dir/$k.out"; }
+		if [ "$1" = static ]; then
+			REPLAY_SECS=$secs item "${queue_desc[$k]}" replay "$queue_dir/$k.out" "$rc"
+		else
+			REPLAY_SECS=$secs tap_test "${queue_desc[$k]}" replay "$queue_dir/$k.out" "$rc"
+		fi
+	done
+}
 if wanted static ynl; then
-	item "static: ynl-gen --check (generated UAPI/policy match the spec)" scripts/ynl-gen.sh --check
+	queue static "static: ynl-gen --check (generated UAPI/policy match the spec)" scripts/ynl-gen.sh --check
 fi
 
 checkpatch() {
@@ -399,7 +474,7 @@ checkpatch() {
 	return $rc
 }
 if wanted static checkpatch; then
-	item "static: checkpatch --strict kmod/ include/ (generated files exempt)" checkpatch
+	queue static "static: checkpatch --strict kmod/ include/ (generated files exempt)" checkpatch
 fi
 
 sparse_check() { # REL
@@ -418,7 +493,7 @@ sparse_check() { # REL
 }
 for k in "${kernels[@]}"; do
 	if wanted static sparse; then
-		item "static: sparse (C=2) on $(krel "$k"), no warnings (generated files exempt)" sparse_check "$(krel "$k")"
+		queue static "static: sparse (C=2) on $(krel "$k"), no warnings (generated files exempt)" sparse_check "$(krel "$k")"
 	fi
 done
 
@@ -436,35 +511,20 @@ cppcheck_daemon() {
 		daemon/
 }
 if wanted static cppcheck; then
-	item "static: cppcheck daemon/ (no findings)" cppcheck_daemon
+	queue static "static: cppcheck daemon/ (no findings)" cppcheck_daemon
 fi
 
 if wanted static layers; then
-	item "static: rules between layers: includes, links, kmod object cycles (scripts/layers-check.sh)" scripts/layers-check.sh
+	queue static "static: rules between layers: includes, links, kmod object cycles (scripts/layers-check.sh)" scripts/layers-check.sh
 fi
 
 if wanted static dkms; then
-	item "static: dkms build against $KREL_612 headers" scripts/dkms-check.sh "$KREL_612"
+	queue static "static: dkms build against $KREL_612 headers" scripts/dkms-check.sh "$KREL_612"
 fi
-
-#
-# Stage 2: builds (always: later stages need them).
-#
-stage build
-for k in "${kernels[@]}"; do
-	item "build: rocepath.ko for $(krel "$k")" scripts/kbuild.sh "$(krel "$k")"
-done
-item "build: userspace (make -C daemon)" make -s -C daemon -j2
-[ "$arch" = arm64 ] &&
-	item "build: arm64 CLI, daemon and selftest helpers (scripts/cross-arm64.sh)" scripts/cross-arm64.sh
-item "build: unit tests (make -C daemon tests)" make -s -C daemon -j2 tests
-item "build: selftest helpers (make -C selftests)" make -s -C selftests
-item "build: packaging files (scripts/deb.sh quick; make check-deb installs the .debs)" scripts/deb.sh quick
 
 #
 # Stage 3: unit tests under valgrind.
 #
-stage unit
 unit_one() { # BIN
 	if command -v valgrind >/dev/null; then
 		valgrind -q --leak-check=full --show-leak-kinds=definite,indirect,possible \
@@ -478,11 +538,17 @@ unit_one() { # BIN
 for t in $(unit_bins); do
 	wanted unit "$t" || continue
 	if [ -x "daemon/tests/bin/$t" ]; then
-		tap_test "unit/$t" unit_one "daemon/tests/bin/$t"
+		queue unit "unit/$t" unit_one "daemon/tests/bin/$t"
 	else
-		tap fail "unit/$t: daemon/tests/bin/$t was not built"
+		queue unbuilt "unit/$t: daemon/tests/bin/$t was not built" false
 	fi
 done
+
+queue_run
+stage static
+queue_results static
+stage unit
+queue_results unit
 
 #
 # Stage 4: VM selftests on each kernel.
@@ -534,10 +600,6 @@ vm_test() { # KERNEL TEST [FIRST_OUTPUT FIRST_RC]: the second two, a batch's run
 # the guests for every test.
 batchable() { # TEST: no boot of its own (kernel parameters, a fabric)
 	[ "${ROCEPATH_CHECK_BATCH:-1}" != 0 ] && ! grep -qE '^# rpvm-(fabric|cmdline):' "selftests/$1"
-}
-replay() { # OUTPUT RC
-	cat "$1"
-	return "$2"
 }
 vm_batch() { # KERNEL TEST...
 	local k=$1 dir
