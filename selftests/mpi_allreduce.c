@@ -6,14 +6,19 @@
  * rounds so that the test can act (rmmod) while the job runs.
  * Rank 0 prints "round N ok" after each round (the test waits on these)
  * and "sums ok ROUNDS" at the end; any wrong element fails the job.
+ * With HOLD_FILE the ITERS rounds are those after HOLD_FILE appears: the
+ * job runs until the test has done what it must do while the job runs,
+ * however long that takes (rmmod on a debug kernel outlasted 13 rounds).
+ * Rank 0 looks for the file before each round and tells the others.
  *
- * Usage: mpi_allreduce ITERS COUNT PAUSE_MS
+ * Usage: mpi_allreduce ITERS COUNT PAUSE_MS [HOLD_FILE]
  */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static long arg(char **argv, int i, long lo, long hi)
 {
@@ -29,30 +34,39 @@ static long arg(char **argv, int i, long lo, long hi)
 
 int main(int argc, char **argv)
 {
-	int rank, size, bad = 0;
-	long iters, count, pause_ms;
+	int rank, size, bad = 0, go;
+	long iters, count, pause_ms, it, done = 0;
+	const char *hold;
 	int64_t *in, *out;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	if (argc != 4) {
+	if (argc != 4 && argc != 5) {
 		if (!rank)
-			fprintf(stderr, "usage: mpi_allreduce ITERS COUNT PAUSE_MS\n");
+			fprintf(stderr, "usage: mpi_allreduce ITERS COUNT PAUSE_MS [HOLD_FILE]\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	iters = arg(argv, 1, 1, 1000000);
 	count = arg(argv, 2, 1, 1 << 24);
 	pause_ms = arg(argv, 3, 0, 60000);
+	hold = argc == 5 ? argv[4] : NULL;
+	go = !hold;
 	in = malloc(count * sizeof(*in));
 	out = malloc(count * sizeof(*out));
 	if (!in || !out)
 		MPI_Abort(MPI_COMM_WORLD, 3);
 
-	for (long it = 0; it < iters && !bad; it++) {
+	for (it = 0; done < iters && !bad; it++) {
 		const struct timespec ts = {
 			.tv_sec = pause_ms / 1000, .tv_nsec = pause_ms % 1000 * 1000000,
 		};
+
+		if (!go) {
+			go = !rank && access(hold, F_OK) == 0;
+			MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		}
+		done += go;
 
 		/* Rank r gives r + 1 + it + j: the sum is size * (size + 1) / 2 + size * (it + j). */
 		for (long j = 0; j < count; j++)
@@ -77,7 +91,7 @@ int main(int argc, char **argv)
 			nanosleep(&ts, NULL);
 	}
 	if (!rank && !bad)
-		printf("sums ok %ld rounds of %ld on %d ranks\n", iters, count, size);
+		printf("sums ok %ld rounds of %ld on %d ranks\n", it, count, size);
 	free(in);
 	free(out);
 	MPI_Finalize();
