@@ -15,7 +15,11 @@
 # PID 1 must never exit: every path ends in poweroff.
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export LC_ALL=C.UTF-8 HOME=/root TERM=dumb
+# The C locale, not C.UTF-8: a program that calls setlocale() then opens
+# no locale files, which under TCG saves some 20 ms of every cat, grep,
+# sed, awk or bash the tests start (thousands in a run). Python still
+# speaks UTF-8 (its UTF-8 mode is on under C).
+export LC_ALL=C HOME=/root TERM=dumb
 umask 022
 
 console() { local u; read -r u _ </proc/uptime; echo "rpvm-h${idx:-?}: [$u] $*" >/dev/console; }
