@@ -24,7 +24,7 @@ HOST_PKGS="gcc-aarch64-linux-gnu qemu-system-arm libc6-dev:arm64
 	libibverbs-dev:arm64 librdmacm-dev:arm64"
 # The guest root: what the selftests and the guest init run.
 ROOT_PKGS="busybox-static libc-bin bash bash-builtins coreutils util-linux mount procps grep sed gawk findutils
-	diffutils gzip tar kmod iproute2 iputils-ping ethtool nftables tcpdump tshark jq
+	diffutils gzip tar kmod iproute2 iputils-ping ethtool nftables tcpdump tshark jq gojq
 	python3 python3-yaml rdma-core ibverbs-providers ibverbs-utils perftest rdmacm-utils
 	libmnl0 libjson-c5 libnl-3-200 libnl-route-3-200 libibverbs1 librdmacm1"
 

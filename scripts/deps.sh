@@ -21,7 +21,7 @@ PKGS="build-essential pkg-config bc flex bison libelf-dev kmod cpio xz-utils zst
       openmpi-bin libopenmpi-dev libucx0 ucx-utils libfabric1 libfabric-bin
       libmnl-dev libnl-3-dev libnl-route-3-dev libjson-c-dev
       linux-headers-amd64 linux-headers-6.12-amd64 linux-source-6.12
-      python3 python3-yaml python3-jsonschema jq bash-builtins
+      python3 python3-yaml python3-jsonschema jq gojq bash-builtins
       sparse cppcheck valgrind dkms dpkg-dev systemd"
 
 log() { printf 'deps: %s\n' "$*" >&2; }
