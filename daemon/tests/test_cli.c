@@ -13,10 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* kselftest_harness.h is not -Wextra clean. */
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#include "kselftest_harness.h"
+#include "harness.h"
 
 #include "example_path.h"
 

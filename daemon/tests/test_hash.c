@@ -9,10 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* kselftest_harness.h is not -Wextra clean. */
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#include "kselftest_harness.h"
+#include "harness.h"
 #include "digest.h"
 #include "plan_hash.h"
 #include "plan_lsys.h"

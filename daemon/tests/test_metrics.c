@@ -15,10 +15,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-/* kselftest_harness.h is not -Wextra clean. */
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#include "kselftest_harness.h"
+#include "harness.h"
 
 #include "rpd_config.h"
 #include "metrics.h"

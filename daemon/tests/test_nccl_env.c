@@ -13,10 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* kselftest_harness.h is not -Wextra clean. */
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#include "kselftest_harness.h"
+#include "harness.h"
 
 static char top[PATH_MAX + 32], dir[64], bin[PATH_MAX + 32];
 

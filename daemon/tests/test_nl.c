@@ -10,10 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* kselftest_harness.h is not -Wextra clean. */
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#include "kselftest_harness.h"
+#include "harness.h"
 
 #include "rp_netlink.h"
 

@@ -19,12 +19,9 @@
 
 #include <json-c/json.h>
 
-/* kselftest_harness.h is not -Wextra clean. */
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-/* ... nor is its setjmp() around fixtures this size (its own "child"). */
+/* The harness's setjmp() around fixtures this size is not -Wextra clean. */
 #pragma GCC diagnostic ignored "-Wclobbered"
-#include "kselftest_harness.h"
+#include "harness.h"
 
 #include "addr.h"
 #include "backend.h"

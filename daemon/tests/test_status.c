@@ -12,10 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* kselftest_harness.h is not -Wextra clean. */
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#include "kselftest_harness.h"
+#include "harness.h"
 
 #include <json-c/json.h>
 
