@@ -8,15 +8,18 @@
 #           between layers and the module's object cycles on the builds
 #           above (scripts/layers-check.sh), dkms build (6.12)
 #   unit    each daemon/tests/bin/test_* under valgrind (leaks fail); the
-#           static checks and these run as one queue, as many at a time as
-#           there are cores (ROCEPATH_CHECK_JOBS), their results in order
+#           static checks and these run as one queue: beside the VM tests,
+#           one job at a time at nice 19, their results after the vm stage's
+#           (ROCEPATH_CHECK_BESIDE=0: before it, as many jobs at a time as
+#           there are cores; ROCEPATH_CHECK_JOBS sets another number)
 #   vm      each selftests/Makefile TEST_PROGS entry on each test kernel
 #           (6.1, then 6.12), through scripts/vm/run.sh: those that boot
 #           the default way in one boot per kernel (run.sh -b), the others
 #           alone (with --lanes 2 those first, then the shared boots in
 #           two lanes)
 #   arm64   (make check) the smoke subset's results; its set-up
-#           (scripts/deps-arm64.sh) runs from the start, beside the rest
+#           (scripts/deps-arm64.sh) runs from the start at nice 19, beside
+#           the rest
 # A failed stage or test does not stop the others. Counting: one result per
 # static check, per build, per unit-test case (TEST() in the binary), per
 # selftest subtest (its TAP lines) on each kernel; a test binary or selftest
@@ -174,7 +177,8 @@ queue_pids=() queue_dir=
 if arm64_wanted; then
 	arm64_dir=$(mktemp -d) || exit 1
 	(
-		scripts/deps-arm64.sh >"$arm64_dir/deps.out" 2>&1
+		# at nice 19: the builds and tests in front need the cores first
+		nice -n 19 scripts/deps-arm64.sh >"$arm64_dir/deps.out" 2>&1
 		echo $? >"$arm64_dir/deps.rc.new"
 		mv "$arm64_dir/deps.rc.new" "$arm64_dir/deps.rc"
 	) </dev/null &
@@ -195,6 +199,8 @@ arm64_smoke() {
 # guests off on TERM.
 stop_background() {
 	local p
+	# its TERM trap stops its own jobs' programs
+	[ -z "$queue_bg_pid" ] || { kill "$queue_bg_pid" 2>/dev/null; wait "$queue_bg_pid" 2>/dev/null; }
 	for p in $lane_pid $deps_pid "${queue_pids[@]}"; do
 		pkill -TERM -P "$p" 2>/dev/null
 		kill "$p" 2>/dev/null
@@ -409,8 +415,13 @@ item "build: packaging files (scripts/deb.sh quick; make check-deb installs the 
 # about two minutes: the queue runs $host_jobs at a time (the cores),
 # buffering each job's output, and the results follow in queue order.
 #
+# Where VM tests run too, the queue runs beside them instead, one job at a
+# time at nice 19, and its results follow theirs: a lane of two guests
+# leaves the two cores some 40 % idle, and that is enough for the queue.
+#
 queue_kind=() queue_desc=() queue_cmd=()
 host_jobs=${ROCEPATH_CHECK_JOBS:-$(nproc)}
+queue_bg_pid=
 queue() { # KIND DESC CMD...: static (an item), unit (a TAP test), unbuilt
 	queue_kind+=("$1")
 	queue_desc+=("$2")
@@ -426,7 +437,7 @@ queue_one() { # K: job K, its output into K.out, "RC SECONDS" into K.rc
 }
 queue_run() {
 	local k p done_pid left
-	queue_dir=$(mktemp -d) || exit 1
+	[ -n "$queue_dir" ] || queue_dir=$(mktemp -d) || exit 1
 	for ((k = 0; k < ${#queue_cmd[@]}; k++)); do
 		while [ ${#queue_pids[@]} -ge "$host_jobs" ]; do
 			done_pid=
@@ -544,11 +555,34 @@ for t in $(unit_bins); do
 	fi
 done
 
-queue_run
-stage static
-queue_results static
-stage unit
-queue_results unit
+queue_print() {
+	stage static
+	queue_results static
+	stage unit
+	queue_results unit
+}
+vm_wanted() { # does the VM stage run a test?
+	local t
+	for t in $selftests; do
+		wanted vm "$t" && return 0
+	done
+	return 1
+}
+if [ ${#queue_cmd[@]} -gt 0 ] && [ "${ROCEPATH_CHECK_BESIDE:-1}" = 1 ] && vm_wanted; then
+	queue_dir=$(mktemp -d) || exit 1
+	(
+		renice -n 19 -p "$BASHPID" >/dev/null
+		host_jobs=${ROCEPATH_CHECK_JOBS:-1}
+		# stop_background's TERM: take the running jobs along
+		trap 'for p in "${queue_pids[@]}"; do pkill -TERM -P "$p"; kill "$p"; done 2>/dev/null; exit 143' TERM
+		queue_run
+	) </dev/null &
+	queue_bg_pid=$!
+	echo "# static checks and unit tests: beside the VM tests at nice 19, their results after them"
+else
+	queue_run
+	queue_print
+fi
 
 #
 # Stage 4: VM selftests on each kernel.
@@ -753,6 +787,11 @@ for k in "${kernels[@]}"; do
 	fi
 done
 side_by_side
+if [ -n "$queue_bg_pid" ]; then
+	wait "$queue_bg_pid"
+	queue_bg_pid=
+	queue_print
+fi
 
 #
 # Stage 5: the arm64 smoke subset (make check sets ROCEPATH_ARM64_SMOKE to
