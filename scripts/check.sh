@@ -197,14 +197,18 @@ arm64_smoke() {
 }
 # An interrupted run takes its background work with it: run.sh powers its
 # guests off on TERM.
-stop_background() {
+stop_jobs() { # PID...: each background job and the programs it started
 	local p
-	# its TERM trap stops its own jobs' programs
-	[ -z "$queue_bg_pid" ] || { kill "$queue_bg_pid" 2>/dev/null; wait "$queue_bg_pid" 2>/dev/null; }
-	for p in $lane_pid $deps_pid "${queue_pids[@]}"; do
+	for p; do
+		[ -n "$p" ] || continue
 		pkill -TERM -P "$p" 2>/dev/null
 		kill "$p" 2>/dev/null
 	done
+}
+stop_background() {
+	# its TERM trap stops its own jobs' programs
+	[ -z "$queue_bg_pid" ] || { kill "$queue_bg_pid" 2>/dev/null; wait "$queue_bg_pid" 2>/dev/null; }
+	stop_jobs "$lane_pid" "$deps_pid" "${queue_pids[@]}"
 	[ -z "$arm64_dir" ] || rm -rf "$arm64_dir"
 	[ -z "$queue_dir" ] || rm -rf "$queue_dir"
 }
@@ -437,7 +441,6 @@ queue_one() { # K: job K, its output into K.out, "RC SECONDS" into K.rc
 }
 queue_run() {
 	local k p done_pid left
-	[ -n "$queue_dir" ] || queue_dir=$(mktemp -d) || exit 1
 	for ((k = 0; k < ${#queue_cmd[@]}; k++)); do
 		while [ ${#queue_pids[@]} -ge "$host_jobs" ]; do
 			done_pid=
@@ -568,13 +571,13 @@ vm_wanted() { # does the VM stage run a test?
 	done
 	return 1
 }
+queue_dir=$(mktemp -d) || exit 1
 if [ ${#queue_cmd[@]} -gt 0 ] && [ "${ROCEPATH_CHECK_BESIDE:-1}" = 1 ] && vm_wanted; then
-	queue_dir=$(mktemp -d) || exit 1
 	(
 		renice -n 19 -p "$BASHPID" >/dev/null
 		host_jobs=${ROCEPATH_CHECK_JOBS:-1}
 		# stop_background's TERM: take the running jobs along
-		trap 'for p in "${queue_pids[@]}"; do pkill -TERM -P "$p"; kill "$p"; done 2>/dev/null; exit 143' TERM
+		trap 'stop_jobs "${queue_pids[@]}"; exit 143' TERM
 		queue_run
 	) </dev/null &
 	queue_bg_pid=$!
