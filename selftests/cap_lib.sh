@@ -42,7 +42,7 @@ cap_ready() {
 # cap_save N NAME: once guest N's tcpdump for NAME has exited, move its file
 # to $RUN_DIR/NAME.pcap.
 cap_save() {
-	on_host "$1" "for i in \$(seq 30); do pgrep -f '^tcpdump .*rpcap-$2[.]pcap' >/dev/null || break; sleep 0.1; done
+	on_host "$1" "for ((i = 0; i < 30; i++)); do pgrep -f '^tcpdump .*rpcap-$2[.]pcap' >/dev/null || break; sleep 0.1; done
 		mv /tmp/rpcap-$2.pcap $RUN_DIR/$2.pcap"
 }
 
