@@ -8,6 +8,11 @@ rocepath.ko was built with.
   btf_mutate.py MODE OUT [BASE] [MODULE]
   Prints which file OUT stands for: "ib_core" or "vmlinux" (the RDMA
   structures may be described in either, wherever pahole's dedup put them).
+
+  btf_mutate.py -d DIR MODE...
+  Each MODE to DIR/MODE.btf, a "MODE FILE" line each ("MODE -" and the
+  reason on stderr for one that cannot be made), from the running
+  kernel's files: they are parsed once (seconds under TCG), not per MODE.
   MODE: swap     swap _ib_modify_qp's first two parameter types
         nparams  drop _ib_modify_qp's last parameter
         offset   move struct ib_qp_attr's dest_qp_num by 4 bytes
@@ -47,25 +52,36 @@ def parse(data):
     return types, data[sbase:sbase + str_len], hdr
 
 
-def main():
-    mode, out = sys.argv[1], sys.argv[2]
-    base_path = sys.argv[3] if len(sys.argv) > 3 else "/sys/kernel/btf/vmlinux"
-    mod_path = sys.argv[4] if len(sys.argv) > 4 else "/sys/kernel/btf/ib_core"
-    base = open(base_path, "rb").read()
-    btypes, bstrs, _ = parse(base)
-    data = bytearray(open(mod_path, "rb").read())
-    types, strs, hdr = parse(data)
+class Unmakeable(Exception):
+    pass
+
+
+def mutate(mode, base, bparsed, orig, parsed, bindex):
+    """(which file, its mutated bytes) for MODE; BINDEX caches vmlinux's
+    (kind, name) -> type across calls."""
+    btypes, bstrs, _ = bparsed
+    types, strs, hdr = parsed
+    data = bytearray(orig)
     first_id = len(btypes) + 1
 
     def name(off):
+        # Not a slice to the end: that copies megabytes for each name.
         if off < len(bstrs):
-            s = bstrs[off:]
+            s = bstrs
         else:
-            s = strs[off - len(bstrs):]
-        return s[:s.index(b"\0")].decode()
+            s, off = strs, off - len(bstrs)
+        return s[off:s.index(b"\0", off)].decode()
 
     def find(kind, nm, where=None):
         where = where or types
+        # vmlinux has some 125,000 types: its index, once, of the kinds
+        # looked up (under TCG a scan for each MODE took seconds).
+        if where is btypes:
+            if not bindex:
+                for t in btypes:
+                    if t[2] in (KIND_STRUCT, KIND_FUNC):
+                        bindex.setdefault((t[2], name(t[1])), t)
+            return None, bindex.get((kind, nm))
         for i, t in enumerate(where):
             if t[2] == kind and name(t[1]) == nm:
                 return i, t
@@ -78,7 +94,7 @@ def main():
     elif mode in ("swap", "nparams", "nofunc"):
         _, f = find(KIND_FUNC, "_ib_modify_qp")
         if not f:
-            sys.exit("_ib_modify_qp not in " + mod_path)
+            raise Unmakeable("_ib_modify_qp not in the module's BTF")
         if mode == "nofunc":
             # the name is in the module's strings: change its first letter
             soff = len(data) - len(strs) + f[1] - len(bstrs)
@@ -110,14 +126,12 @@ def main():
         if not s:
             _, s = find(KIND_STRUCT, sname, btypes)
             if not s:
-                sys.exit(f"struct {sname} in neither BTF")
+                raise Unmakeable(f"struct {sname} in neither BTF")
             data, target = bytearray(base), "vmlinux"
         if member is None:
             size = struct.unpack_from("<I", data, s[0] + 8)[0]
             struct.pack_into("<I", data, s[0] + 8, size + 8)
-            open(out, "wb").write(data)
-            print(target)
-            return
+            return target, data
         for m in range(s[3]):
             moff = s[0] + 12 + 12 * m
             n_off, _, bits = struct.unpack_from("<III", data, moff)
@@ -125,11 +139,43 @@ def main():
                 struct.pack_into("<I", data, moff + 8, bits + 32)
                 break
         else:
-            sys.exit(f"no {member} in {sname}")
+            raise Unmakeable(f"no {member} in {sname}")
     else:
-        sys.exit("unknown mode " + mode)
-    open(out, "wb").write(data)
-    print(target)
+        raise Unmakeable("unknown mode " + mode)
+    return target, data
+
+
+def main():
+    if sys.argv[1:2] == ["-d"] and len(sys.argv) > 3:
+        outdir, modes = sys.argv[2], sys.argv[3:]
+        base_path, mod_path = "/sys/kernel/btf/vmlinux", "/sys/kernel/btf/ib_core"
+    elif len(sys.argv) in (3, 4, 5):
+        outdir, modes = None, sys.argv[1:2]
+        base_path = sys.argv[3] if len(sys.argv) > 3 else "/sys/kernel/btf/vmlinux"
+        mod_path = sys.argv[4] if len(sys.argv) > 4 else "/sys/kernel/btf/ib_core"
+    else:
+        sys.exit(__doc__)
+    base = open(base_path, "rb").read()
+    bparsed = parse(base)
+    orig = open(mod_path, "rb").read()
+    parsed = parse(orig)
+    failed = False
+    bindex = {}
+    for mode in modes:
+        out = sys.argv[2] if outdir is None else "%s/%s.btf" % (outdir, mode)
+        try:
+            target, data = mutate(mode, base, bparsed, orig, parsed, bindex)
+        except Unmakeable as e:
+            if outdir is None:
+                sys.exit(str(e))
+            print("btf_mutate.py: %s: %s" % (mode, e), file=sys.stderr)
+            print(mode, "-")
+            failed = True
+            continue
+        with open(out, "wb") as f:
+            f.write(data)
+        print(target if outdir is None else "%s %s" % (mode, target))
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":

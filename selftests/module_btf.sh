@@ -20,26 +20,42 @@ modprobe ib_core 2>/dev/null
 [ -r /sys/kernel/btf/ib_core ] || ksft_skip_all "ib_core has no BTF (CONFIG_DEBUG_INFO_BTF_MODULES)"
 lsmod | grep -q '^rocepath ' && { rmmod rocepath || ksft_skip_all "rocepath is loaded and cannot be removed"; }
 
-MUT=$RUN_DIR/btf
+# The mutated copies on the guest's tmpfs (five of them are of vmlinux's
+# BTF, 5 MB each), all made by one Python that parses the kernel's BTF
+# once: a parse takes seconds under TCG. WHICH[MODE]: the file it stands
+# for, "-" when it could not be made (btf_mutate.py says why).
+MUT=/tmp/rocepath-btf
 mkdir -p "$MUT"
 mounted=
 unmount() { [ -n "$mounted" ] && umount "$mounted"; mounted=; }
+defer "rm -rf $MUT"
 defer unmount
 defer 'rmmod rocepath 2>/dev/null'
+declare -A WHICH
+while read -r m w; do
+	WHICH[$m]=$w
+done < <(py selftests/btf_mutate.py -d "$MUT" swap nparams nofunc offset \
+	offset:ib_gid_attr.gid_type offset:ib_device.is_switch offset:net_device.ifindex \
+	size:ib_port_data garbage)
+
+mount_mutated() { # MODE: its copy over the file it stands for
+	local which=${WHICH[$1]:--}
+	[ "$which" != - ] || { log "$1: no mutated BTF"; return 1; }
+	mount --bind "$MUT/$1.btf" "/sys/kernel/btf/$which" || return 1
+	mounted=/sys/kernel/btf/$which
+}
 
 # refused MODE REASON: the load fails and the log names the reason.
 refused() {
-	local mode=$1 reason=$2 which log
-	which=$(py selftests/btf_mutate.py "$mode" "$MUT/$mode.btf") || return 1
-	mount --bind "$MUT/$mode.btf" "/sys/kernel/btf/$which" || return 1
-	mounted=/sys/kernel/btf/$which
+	local mode=$1 reason=$2 log
+	mount_mutated "$mode" || return 1
 	if insmod "$ROCEPATH_KO" 2>"$MUT/err"; then
 		log "$mode: insmod succeeded"
 		rmmod rocepath
 		unmount
 		return 1
 	fi
-	log "insmod: $(cat "$MUT/err")"
+	log "insmod: $(<"$MUT/err")"
 	log=$(dmesg | tail -n 3 | grep rocepath)
 	log "$log"
 	unmount
@@ -66,10 +82,7 @@ ksft_test "BTF cut short: refused as malformed" \
 	refused garbage "malformed BTF"
 
 forced() {
-	local which
-	which=$(py selftests/btf_mutate.py swap "$MUT/swap.btf") || return 1
-	mount --bind "$MUT/swap.btf" "/sys/kernel/btf/$which" || return 1
-	mounted=/sys/kernel/btf/$which
+	mount_mutated swap || return 1
 	insmod "$ROCEPATH_KO" btf_check=0 || { unmount; return 1; }
 	unmount
 	dmesg | tail -n 3 | grep -q "btf_check=0: the hooked functions. signatures and layouts are not verified" &&
