@@ -85,6 +85,7 @@ stop_all() { for h in $hosts; do rpd_stop "$(host_idx "$h")"; done; }
 # deferred first, so it runs last: the logs once every daemon stopped
 defer rpd_save_logs
 defer stop_all
+fabric_rpd_setup
 ksft_test "rocepathd on every host installed its part of the plan" fabric_rpd_start
 ksft_test "ib_write_bw -q 4 on every connection at once, with the plan" traffic planned
 ksft_test "with the plan: every flow on its planned path, busiest link = max_link_flows" \

@@ -21,8 +21,11 @@
 #                             (needs W, CHECK, SIZE, ITERS, conns, hosts)
 #   fabric_hosts_ready        rocepath.ko on the hosts (unloaded at exit),
 #                             each connection's peer pinged
-#   fabric_rpd_start [TRIES]  rocepathd on every host (daemon_lib.sh), until
-#                             each has a pin for each of its connections
+#   fabric_rpd_setup          rocepathd's files and the module on every host
+#                             (daemon_lib.sh's rpd_setup), gone at exit; from
+#                             the test's own shell, not under ksft_test
+#   fabric_rpd_start [TRIES]  rocepathd on every host, until each has a pin
+#                             for each of its connections
 
 fabric_require() {
 	[ -n "${FABRIC_HOST:-}" ] ||
@@ -153,13 +156,27 @@ json.dump(out, open(sys.argv[1], "w"))' "$W/$name-qps.json"
 	return $rc
 }
 
-# fabric_rpd_start [TRIES]: rocepathd on every host of the plan, until each
-# has pins for its connections (TRIES polls, 0.2 s apart; default 50).
-fabric_rpd_start() {
-	local h n
+# fabric_rpd_setup: rpd_setup on every host of the plan. What rpd_setup
+# defers (the daemon's directory and the module go at exit) is lost in
+# ksft_test's subshell: a test that shares its boot must not leave them.
+# A failure is fabric_rpd_start's to report.
+fabric_rpd_setup() {
+	local h
+	fabric_rpd_failed=
 	for h in $hosts; do
-		n=$(host_idx "$h")
-		rpd_setup "$n" >/dev/null && rpd_start "$n" >/dev/null || return 1
+		rpd_setup "$(host_idx "$h")" >/dev/null || fabric_rpd_failed+=" $h"
+	done
+}
+
+# fabric_rpd_start [TRIES]: rocepathd on every host of the plan (after
+# fabric_rpd_setup), until each has pins for its connections (TRIES
+# polls, 0.2 s apart; default 50).
+fabric_rpd_start() {
+	local h
+	[ -z "${fabric_rpd_failed-unset}" ] ||
+		{ echo "rocepathd's set-up failed or did not run on:${fabric_rpd_failed:- every host}"; return 1; }
+	for h in $hosts; do
+		rpd_start "$(host_idx "$h")" >/dev/null || return 1
 	done
 	for c in "${conns[@]}"; do
 		read -r s d ip q <<<"$c"

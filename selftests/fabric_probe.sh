@@ -125,6 +125,7 @@ stop_all() { for h in $hosts; do rpd_stop "$(host_idx "$h")"; done; }
 # deferred first, so it runs last: the logs once every daemon stopped
 defer rpd_save_logs
 defer stop_all
+fabric_rpd_setup
 ksft_test "rocepathd on every host probed and installed its part of the plan" fabric_rpd_start 300
 daemon_pins_match() {
 	local h n want got rc=0

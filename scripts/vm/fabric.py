@@ -23,7 +23,8 @@ In the fabric guest (root, 6.11+ kernel for fib_multipath_hash_seed):
                                        every 0.2 s in the background
   fabric.py qdisc report               stop sampling; per qdisc of DEV the
                                        counters' change and the backlog's
-                                       peak and mean over the samples (JSON)
+                                       peak and mean over the samples (JSON);
+                                       the samples are then deleted
 
 Every switch is a network namespace named after it. A fabric link is a
 veth pair whose ends are named p<local port> in the two namespaces; the
@@ -658,6 +659,8 @@ def qdisc_report():
                     pass        # the last line, cut by the kill
     except OSError:
         sys.exit("fabric: no qdisc watch was started")
+    # Read once: a test that shares the guests' boot leaves nothing.
+    os.unlink(STATE + "/qwatch.jsonl")
     if len(samples) < 2:
         sys.exit("fabric: %d qdisc sample(s): too few" % len(samples))
     first, last = samples[0], samples[-1]

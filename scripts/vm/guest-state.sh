@@ -66,6 +66,9 @@ state() {
 	for f in /run/* /run/*/*; do
 		case $f in
 		/run/rocepath-ynl.*) ;;
+		# The fabric's spine captures (fabric.py capture), which the next
+		# capture replaces; no capture left running is a process above.
+		/run/rocepath-fabric/cap-*) ;;
 		# util-linux's own records of mount(8) and umount(8) calls (utab):
 		# the mounts themselves are compared above.
 		/run/mount | /run/mount/*) ;;
