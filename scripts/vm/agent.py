@@ -22,9 +22,83 @@ import socket
 import socketserver
 import subprocess
 import sys
+import threading
 import time
 
 MAX_OUTPUT = 32 << 20
+
+# Under TCG a bash takes some 90 ms to start (0.25 to 0.45 s on a debug
+# kernel), and every on_host waited for one. So the agent starts the next
+# bash while the guest is idle, after answering, and that bash waits for
+# its command on a pipe: NUL-terminated (a bash string has no NUL), run
+# by eval with the pipe closed, as bash -c would run it. SPARES bound the
+# idle shells (a few MB each); a command that finds none starts one.
+SPARES = 2
+SPARE_SH = 'IFS= read -r -d "" -u {fd} __rpvm_cmd || exit 127; exec {fd}<&-; eval "unset __rpvm_cmd; $__rpvm_cmd"'
+spares = []
+starting = 0
+spares_lock = threading.Lock()
+
+
+def start_bash(cmd=None):
+    """A bash in a session of its own, its stdout and stderr one pipe:
+    running CMD, or, without one, waiting for it (returned with the write
+    end of its pipe)."""
+    if cmd is not None:
+        return subprocess.Popen(["/bin/bash", "-c", cmd], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True), None
+    r, w = os.pipe()
+    try:
+        proc = subprocess.Popen(["/bin/bash", "-c", SPARE_SH.format(fd=r)],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                pass_fds=(r,))
+    except BaseException:
+        os.close(w)
+        raise
+    finally:
+        os.close(r)
+    return proc, w
+
+
+def refill():
+    """Back to SPARES idle shells; runs after an answer, off its path."""
+    global starting
+    with spares_lock:
+        n = SPARES - len(spares) - starting
+        starting += max(n, 0)
+    for _ in range(n):
+        try:
+            spare = start_bash()
+        finally:
+            with spares_lock:
+                starting -= 1
+        with spares_lock:
+            spares.append(spare)
+
+
+def spawn(cmd):
+    """CMD running in bash: a spare one when there is one."""
+    data = os.fsencode(cmd) + b"\0"
+    while True:
+        with spares_lock:
+            spare = spares.pop(0) if spares else None
+        if spare is None:
+            return start_bash(cmd)[0]
+        proc, w = spare
+        try:
+            while data:
+                data = data[os.write(w, data):]
+            return proc
+        except OSError:
+            # It died waiting (killed from outside): reap it, take another.
+            data = os.fsencode(cmd) + b"\0"
+            proc.kill()
+            proc.wait()
+            proc.stdout.close()
+        finally:
+            os.close(w)
 
 
 def kill_group(proc):
@@ -35,12 +109,15 @@ def kill_group(proc):
 
 
 def run(sock, timeout, cmd):
-    proc = subprocess.Popen(["/bin/bash", "-c", cmd], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    proc = spawn(cmd)
     out = bytearray()
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)
+    # Readable when the command has exited: no polling for its end.
+    try:
+        pfd = os.pidfd_open(proc.pid)
+    except OSError:
+        pfd = None
     deadline = time.monotonic() + timeout
     rc = None
     eof = False
@@ -62,7 +139,18 @@ def run(sock, timeout, cmd):
             rc = 124
             break
         rl = [sock] + ([] if eof else [fd])
-        r, _, _ = select.select(rl, [], [], 0.1)
+        if rc is None and pfd is not None:
+            rl.append(pfd)
+            wait = deadline - now
+        elif rc is None:
+            wait = min(0.1, deadline - now)
+        else:
+            wait = exited_at + 0.3 - now
+        r, _, _ = select.select(rl, [], [], max(wait, 0))
+        if pfd is not None and pfd in r and proc.poll() is None:
+            # Not reaped yet although the pidfd says it exited: poll.
+            os.close(pfd)
+            pfd = None
         if sock in r:
             try:
                 gone = sock.recv(1, socket.MSG_PEEK) == b""
@@ -81,6 +169,8 @@ def run(sock, timeout, cmd):
                 eof = True
             elif data and len(out) < MAX_OUTPUT:
                 out += data
+    if pfd is not None:
+        os.close(pfd)
     if rc < 0:
         rc = 128 - rc
     proc.stdout.close()
@@ -111,6 +201,7 @@ class Handler(socketserver.BaseRequestHandler):
             self.request.sendall(b"RPV1 %d %d\n" % (rc, len(out)) + out)
         except OSError:
             pass
+        refill()
 
 
 class Server(socketserver.ThreadingTCPServer):

@@ -5,8 +5,9 @@
 # the check between the tests of a batch (guest-init.sh, run.sh -b):
 #   module rocepath                  rocepath.ko still loaded
 #   process PID SESSION ARGS         every process outside this script's
-#                                    session (kernel threads, the agent, the
-#                                    YNL server and guest-init.sh aside)
+#                                    session (kernel threads, the agent and
+#                                    its idle shells, the YNL server and
+#                                    guest-init.sh aside)
 #   ip ..., ip6 ...                  addresses, links, namespaces, routes
 #                                    and rules of every table
 #   qdisc ..., nft ..., rdma ...     qdiscs, nftables, RDMA links
@@ -43,20 +44,31 @@ state() {
 		[ "$sid" = "$own" ] && continue
 		case $args in
 		*"agent.py serve"* | *ynl_server.py* | *guest-init.sh*) continue ;;
+		# The agent's idle shells: each holds the pipe its command comes
+		# on (fd N of its "read ... -u N"), and closes it on reading one.
+		*" __rpvm_cmd "*)
+			f=${args#*" -u "}
+			[ -e "$d/fd/${f%% *}" ] && continue
+			;;
 		esac
 		echo "process ${d#/proc/} $sid ${args% }"
 	done
 
-	# Addresses without their flags and lifetimes (DAD clears "tentative").
-	{
-		printf '%s\n' 'addr show' 'link show' 'netns list' 'route show table all' 'rule show' |
-			ip -o -batch - 2>&1 | sed -E 's/^[0-9]+: //; s/ *\\ +valid_lft.*//; s/ (tentative|dadfailed|noprefixroute)//g; s/^/ip /'
-		printf '%s\n' 'route show table all' 'rule show' |
-			ip -6 -o -batch - 2>&1 | sed 's/^/ip6 /'
-		tc qdisc show 2>&1 | sed 's/^/qdisc /'
-		nft list ruleset 2>/dev/null | sed 's/^/nft /'
-		rdma link show 2>/dev/null | sed 's/^/rdma /'
-	}
+	# The tools' lines come raw, after an "@ PREFIX" line; one awk
+	# (below) prefixes them and drops what changes by itself: interface
+	# numbers, lifetimes and address flags (DAD clears "tentative").
+	echo "@ ip"
+	printf '%s\n' 'addr show' 'link show' 'netns list' 'route show table all' 'rule show' |
+		ip -o -batch - 2>&1
+	echo "@ ip6"
+	printf '%s\n' 'route show table all' 'rule show' | ip -6 -o -batch - 2>&1
+	echo "@ qdisc"
+	tc qdisc show 2>&1
+	echo "@ nft"
+	nft list ruleset 2>/dev/null
+	echo "@ rdma"
+	rdma link show 2>/dev/null
+	echo "@"
 
 	while read -r _ mnt type _; do
 		echo "mount $mnt $type"
@@ -77,9 +89,15 @@ state() {
 	done
 }
 
-[ $# -gt 0 ] || { state; exit; }
+# One awk: the tools' lines prefixed (see state), and with BEFORE the
+# difference from it. Under TCG every exec costs about 0.1 s.
+prefix='
+	$1 == "@" { p = substr($0, 3); p = p == "" ? "" : p " "; raw = p ~ / ?ip $/; next }
+	raw { sub(/^[0-9]+: /, ""); sub(/ *\\ +valid_lft.*/, ""); gsub(/ (tentative|dadfailed|noprefixroute)/, "") }
+	{ $0 = p $0 }'
+[ $# -gt 0 ] || { state | awk "$prefix { print }"; exit; }
 [ -r "$1" ] || { echo "guest-state.sh: cannot read $1"; exit 1; }
-state | awk -v before="$1" '
+state | awk -v before="$1" "$prefix"'
 	BEGIN {
 		while ((getline l < before) > 0) {
 			if (l ~ /^process /) { split(l, f, " "); pid[f[2]] = 1; continue }
