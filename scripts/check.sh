@@ -14,9 +14,9 @@
 #           there are cores; ROCEPATH_CHECK_JOBS sets another number)
 #   vm      each selftests/Makefile TEST_PROGS entry on each test kernel
 #           (6.1, then 6.12), through scripts/vm/run.sh: those that boot
-#           the default way in one boot per kernel (run.sh -b), the others
-#           alone (with --lanes 2 those first, then the shared boots in
-#           two lanes)
+#           the default way in one boot per kernel (run.sh -b), those of
+#           one fabric in another, the others alone (with --lanes 2 the
+#           fabrics and those first, then the shared boots in two lanes)
 #   arm64   (make check) the smoke subset's results; its set-up
 #           (scripts/deps-arm64.sh) runs from the start at nice 19, beside
 #           the rest
@@ -638,6 +638,16 @@ vm_test() { # KERNEL TEST [FIRST_OUTPUT FIRST_RC]: the second two, a batch's run
 batchable() { # TEST: no boot of its own (kernel parameters, a fabric)
 	[ "${ROCEPATH_CHECK_BATCH:-1}" != 0 ] && ! grep -qE '^# rpvm-(fabric|cmdline):' "selftests/$1"
 }
+# Fabric tests share a boot when their topologies build the same fabric
+# (run.sh -b; each test keeps its own topology file and hash). FRR's
+# routing is not switched between tests: such a test boots alone.
+fabric_group() { # TEST: a name for the fabric it boots; fails for none
+	local topo routing
+	[ "${ROCEPATH_CHECK_BATCH:-1}" != 0 ] || return 1
+	read -r topo _ routing _ <<<"$(sed -n 's/^# rpvm-fabric: *//p' "selftests/$1" | head -n1)"
+	[ -n "$topo" ] && [ "${routing:-kernel}" = kernel ] || return 1
+	python3 scripts/vm/fabric.py key "$topo" 2>/dev/null
+}
 vm_batch() { # KERNEL TEST...
 	local k=$1 dir
 	shift
@@ -765,7 +775,8 @@ stage vm
 apfx=
 [ "$arch" = arm64 ] && apfx=arm64-
 for k in "${kernels[@]}"; do
-	batch=()
+	batch=() fabrics=()
+	declare -A fabric_tests=()
 	for t in $selftests; do
 		wanted vm "$t" || continue
 		if ! kernel_wanted "$k" "$t"; then
@@ -778,10 +789,18 @@ for k in "${kernels[@]}"; do
 		fi
 		if batchable "$t"; then
 			batch+=("$t")
+		elif g=$(fabric_group "$t"); then
+			[ -n "${fabric_tests[$g]:-}" ] || fabrics+=("$g")
+			fabric_tests[$g]+=" $t"
 		else
 			tap_test "$apfx$k/${t%.sh}" vm_test "$k" "$t"
 		fi
 	done
+	for g in "${fabrics[@]}"; do
+		# shellcheck disable=SC2086 # a list of test names
+		vm_batch "$k" ${fabric_tests[$g]}
+	done
+	unset fabric_tests
 	if [ "$lanes" = 2 ]; then
 		[ ${#batch[@]} = 0 ] && run_extra "$k" || side+=("$k ${batch[*]}")
 	else

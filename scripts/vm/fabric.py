@@ -8,11 +8,18 @@ On the host (before any guest boots):
   fabric.py measured TOPOLOGY          TOPOLOGY with the leaves' hashes
                                        "measured" and every switch's
                                        "addresses" (the fabric's address plan)
+  fabric.py key TOPOLOGY               one line naming the fabric `setup`
+                                       builds from TOPOLOGY: switches, links
+                                       and hosts, not the hash models the
+                                       file describes; topologies with one
+                                       key can share one boot of the guests
 In the fabric guest (root, 6.11+ kernel for fib_multipath_hash_seed):
   fabric.py setup TOPOLOGY [HASH [ROUTING]]
                                        namespaces, veths, addresses, routes;
                                        HASH l4|sport, ROUTING kernel|frr
   fabric.py link A B up|down           set a switch link, re-route (withdraw)
+  fabric.py mode HASH                  switch every switch to hash HASH
+                                       (l4|sport), for the next test
   fabric.py stop                       stop FRR's daemons (frr routing)
   fabric.py counters                   per-link packet/byte counters (JSON)
   fabric.py table LEAF SRC DST PORTS   the leaf's ECMP member per source port
@@ -328,6 +335,23 @@ def sysctls(mode):
     else:
         v["net/ipv4/fib_multipath_hash_policy"] = 1
     return "; ".join("echo %s > /proc/sys/%s" % (val, k) for k, val in v.items())
+
+
+def key(topo):
+    """What setup builds from TOPO, as one line of JSON."""
+    sw = sorted((s["name"], s["tier"], s["idx"]) for s in topo["switches"].values())
+    ln = [(x["a"], x["a_port"], x["b"], x["b_port"], x["up"]) for x in topo["links"]]
+    hs = [(h["idx"], h["name"], h["ip"], h["leaf"]) for h in topo["hosts"]]
+    return json.dumps({"switches": sw, "links": ln, "hosts": hs}, separators=(",", ":"))
+
+
+def set_mode(mode):
+    topo = restore()
+    for name in topo["switches"]:
+        subprocess.run(["ip", "netns", "exec", name, "sh", "-ec", sysctls(mode)],
+                       check=True, stdin=subprocess.DEVNULL)
+    topo["mode"] = mode
+    save(topo)
 
 
 def neigh_lines(topo, name):
@@ -690,6 +714,10 @@ def main(argv):
                 print(h["idx"], h["name"], h["ip"], h["leaf"])
         elif cmd == "measured" and len(args) == 1:
             measured(args[0])
+        elif cmd == "key" and len(args) == 1:
+            print(key(load(args[0])))
+        elif cmd == "mode" and len(args) == 1 and args[0] in ("l4", "sport"):
+            set_mode(args[0])
         elif cmd == "setup" and 1 <= len(args) <= 3 and \
                 (args[2:] or ["kernel"])[0] in ("kernel", "frr"):
             setup(load(args[0]), (args[1:] or ["l4"])[0], (args[2:] or ["kernel"])[0])

@@ -65,8 +65,10 @@ if [ -s "$run/fabric" ]; then
 	fabric=1
 	[ "$idx" = "$nhosts" ] && fabric_role=fabric
 	while read -r key a b c _; do
-		[ "$key" = host ] || continue
-		fab_name[$a]=$b fab_ip[$a]=$c
+		case $key in
+		host) fab_name[$a]=$b fab_ip[$a]=$c ;;
+		mode) fab_mode=$a ;;
+		esac
 	done <"$run/fabric"
 fi
 myname=h$idx
@@ -345,6 +347,24 @@ fi
 # Phase marks in guest uptime for run.sh's timing line: here the job's
 # start and end and the scans' end, lib.sh the test's own (RPVM_TIMING).
 mark() { local u; read -r u _ </proc/uptime; echo "$1 $u" >>"$run/timing-h1.$k"; }
+# A fabric batch's job K has its own topology file and hash
+# ($run/fabric.K, run.sh): the fabric guest switches to that hash first.
+job_fabric() { # K: sets job_topo; 1 when the fabric did not switch
+	local key val mode=${fab_mode:-}
+	job_topo=${FABRIC_TOPOLOGY:-}
+	[ -s "$run/fabric.$1" ] || return 0
+	while read -r key val; do
+		case $key in
+		topology) job_topo=$val ;;
+		mode) mode=$val ;;
+		esac
+	done <"$run/fabric.$1"
+	[ "$mode" != "${fab_mode:-}" ] || return 0
+	echo "# vm: the fabric's hash: $mode (was ${fab_mode:-})"
+	RPVM_QUIET=1 on_host "$nhosts" "python3 scripts/vm/fabric.py mode $mode" 2>&1 | sed 's/^/#   /'
+	[ "${PIPESTATUS[0]}" = 0 ] || return 1
+	fab_mode=$mode
+}
 for ((k = 1; k <= ${#jobs[@]}; k++)); do
 	read -r tmo name job <<<"${jobs[$((k - 1))]}"
 	out=$run/h1.out.$k
@@ -352,6 +372,8 @@ for ((k = 1; k <= ${#jobs[@]}; k++)); do
 	# Markers on every console: run.sh gives a console report to the
 	# job whose markers surround it.
 	console "rpvm-job $k $name"
+	job_ok=1
+	job_fabric "$k" >>"$out" || job_ok=
 	# shellcheck source=/dev/null # run as a script, not a library
 	[ -z "$kmemleak" ] || (. "$top/scripts/vm/guest-kcheck.sh" mark "$k")
 	for ((i = 2; i <= nhosts; i++)); do
@@ -369,12 +391,18 @@ for ((k = 1; k <= ${#jobs[@]}; k++)); do
 	# (lib.sh's __kill_tree stops a tree before it kills it) the kernel
 	# sends the whole group SIGHUP: the test died of it (exit 129), or
 	# timeout passed it on. A subshell in between is the group's link.
-	(
-		RPVM_TIMEOUT=$tmo RPVM_TIMING=$run/timing-h1.$k timeout -k 10 "$tmo" \
-			bash -c "cd \"\$ROCEPATH_TOP\" && exec $job" </dev/null >>"$out" 2>&1
-		exit $?
-	)
-	rc=$?
+	if [ -n "$job_ok" ]; then
+		(
+			[ -z "$job_topo" ] || export FABRIC_TOPOLOGY=$job_topo
+			RPVM_TIMEOUT=$tmo RPVM_TIMING=$run/timing-h1.$k timeout -k 10 "$tmo" \
+				bash -c "cd \"\$ROCEPATH_TOP\" && exec $job" </dev/null >>"$out" 2>&1
+			exit $?
+		)
+		rc=$?
+	else
+		echo "# vm: not run: the fabric did not switch to its hash" >>"$out"
+		rc=1
+	fi
 	mark job-end
 	# 137 is also what timeout returns when a signal from elsewhere made
 	# it pass SIGTERM on and then, 10 s later, SIGKILL: say which it was.

@@ -11,6 +11,8 @@
 #   ip ..., ip6 ...                  addresses, links, namespaces, routes
 #                                    and rules of every table
 #   qdisc ..., nft ..., rdma ...     qdiscs, nftables, RDMA links
+#   ns NAME ip|tc ...                the same in network namespace NAME,
+#                                    and its tc police actions
 #   mount MOUNTPOINT TYPE            the mounts
 #   run PATH                         /run, two levels down (not the YNL
 #                                    server's socket, not util-linux's
@@ -68,6 +70,20 @@ state() {
 	nft list ruleset 2>/dev/null
 	echo "@ rdma"
 	rdma link show 2>/dev/null
+	# Inside each network namespace (a fabric guest's switches) the
+	# same and tc's police actions: a fabric batch's next test must not
+	# meet a link left down or a policer.
+	set -- /run/netns/*
+	if [ -e "$1" ]; then
+		for ns; do
+			ns=${ns##*/}
+			echo "@ ns $ns ip"
+			printf '%s\n' 'addr show' 'link show' 'route show table all' 'rule show' |
+				ip -n "$ns" -o -batch - 2>&1
+			echo "@ ns $ns tc"
+			printf '%s\n' 'qdisc show' 'actions list action police' | tc -n "$ns" -batch - 2>&1
+		done
+	fi
 	echo "@"
 
 	while read -r _ mnt type _; do

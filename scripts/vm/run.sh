@@ -14,7 +14,11 @@
 # that did not ends the batch. Test K's output, with its "# vm:" notes,
 # goes to OUTDIR/K.out and its exit code to OUTDIR/K.rc: "lost" for a test
 # that never ran (an earlier one hung, panicked or left state behind).
-# Batched tests take no arguments, no rpvm-cmdline and no fabric.
+# Batched tests take no arguments and no rpvm-cmdline. A batch with a
+# fabric is of tests whose rpvm-fabric lines build the same fabric
+# (fabric.py key) with kernel routing: each test gets its own topology
+# file (FABRIC_TOPOLOGY) and hash, which the fabric guest switches to
+# before it (fabric.py mode).
 #
 # -a arm64 boots Debian's arm64 kernels in qemu-system-aarch64 (TCG, virt
 # machine) on a root assembled from Debian arm64 packages
@@ -148,18 +152,14 @@ for t in "${tests[@]}"; do
 	"$TOP"/*) ;;
 	*) die "$t is outside the project tree $TOP; guests only see the tree writable" ;;
 	esac
-	if [ -n "$batch" ] && grep -qE '^# rpvm-(fabric|cmdline):' "$a"; then
-		die "$t boots its own way (rpvm-fabric or rpvm-cmdline): not in a batch"
+	if [ -n "$batch" ] && grep -qE '^# rpvm-cmdline:' "$a"; then
+		die "$t boots its own way (rpvm-cmdline): not in a batch"
 	fi
 done
 abs_test=$(test_abs "$test_path")
 # The fabric: validated before anything boots.
-[ -n "$fabric_spec" ] || fabric_spec=$(sed -n 's/^# rpvm-fabric: *//p' "$abs_test" | head -n1)
-fabric_topo= fabric_mode= fabric_routing= fabric_hosts=
-if [ -n "$fabric_spec" ]; then
-	[ -z "$batch" ] || die "a fabric run takes one test"
-	[ "$arch" = x86_64 ] || die "fabric runs boot x86_64 guests only"
-	read -r fabric_topo fabric_mode fabric_routing _ <<<"$fabric_spec"
+fabric_parse() { # SPEC: sets fabric_topo, fabric_mode, fabric_routing
+	read -r fabric_topo fabric_mode fabric_routing _ <<<"$1"
 	case $fabric_topo in
 	/*) ;;
 	*) fabric_topo=$TOP/$fabric_topo ;;
@@ -174,9 +174,41 @@ if [ -n "$fabric_spec" ]; then
 		die "FRR routing needs Debian's frr on this machine (the fabric guest runs it from here): run scripts/deps.sh" ;;
 	*) die "fabric routing must be kernel or frr, got '$fabric_routing'" ;;
 	esac
+}
+fabric_given=$fabric_spec
+[ -n "$fabric_spec" ] || fabric_spec=$(sed -n 's/^# rpvm-fabric: *//p' "$abs_test" | head -n1)
+fabric_topo= fabric_mode= fabric_routing= fabric_hosts=
+job_fabric=()
+if [ -n "$fabric_spec" ]; then
+	[ "$arch" = x86_64 ] || die "fabric runs boot x86_64 guests only"
+	fabric_parse "$fabric_spec"
 	fabric_hosts=$($PY "$TOP/scripts/vm/fabric.py" check "$fabric_topo" 2>&1) ||
 		die "${fabric_hosts#fabric: error: }"
 	nhosts=$(($(wc -l <<<"$fabric_hosts") + 1))
+fi
+if [ -n "$batch" ] && [ -z "$fabric_given" ]; then
+	# Each test's own fabric, which must be the first one's.
+	key0=
+	[ -z "$fabric_topo" ] || key0=$($PY "$TOP/scripts/vm/fabric.py" key "$fabric_topo")
+	for t in "${tests[@]}"; do
+		spec=$(sed -n 's/^# rpvm-fabric: *//p' "$(test_abs "$t")" | head -n1)
+		[ -z "$spec$fabric_topo" ] && continue
+		if [ -z "$spec" ] || [ -z "$fabric_topo" ]; then
+			die "$t: a batch's tests all have a fabric (rpvm-fabric) or none do"
+		fi
+		(
+			fabric_parse "$spec"
+			[ "$fabric_routing" = kernel ] ||
+				die "$t: a batch's fabric routes in the kernel; FRR's takes a boot of its own"
+			key=$($PY "$TOP/scripts/vm/fabric.py" key "$fabric_topo" 2>&1) ||
+				die "$t: ${key#fabric: error: }"
+			[ "$key" = "$key0" ] ||
+				die "$t: its fabric (${fabric_topo#"$TOP"/}) is not the batch's first one's: not in this batch"
+		) || exit 1
+		fabric_parse "$spec"
+		job_fabric+=("$fabric_topo $fabric_mode")
+	done
+	[ -z "$fabric_topo" ] || fabric_parse "$fabric_spec"
 fi
 # Debug kernels (KASAN, lockdep, ...) run several times slower.
 case ${ROCEPATH_VM_TIMEOUT_FACTOR:-1} in
@@ -306,6 +338,11 @@ for i in "${!abs_tests[@]}"; do
 	printf '%q' "$a"
 	for arg in "$@"; do printf ' %q' "$arg"; done
 	echo
+	# A fabric batch's test K: its topology and hash (guest-init.sh).
+	if [ -n "${job_fabric[$i]:-}" ]; then
+		read -r jt jm <<<"${job_fabric[$i]}"
+		printf 'topology %s\nmode %s\n' "$jt" "$jm" >"$run_dir/fabric.$((i + 1))"
+	fi
 done >"$run_dir/job"
 # The tests' tunables that are set here, sourced by every guest's init.
 for v in $passenv; do
