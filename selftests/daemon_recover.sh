@@ -100,9 +100,16 @@ fi
 down=$(rpd_log_count 1 "link $NETDEV .* is down")
 up=$(rpd_log_count 1 "link $NETDEV .* is up")
 # Down flushes the link's IPv6 addresses: the guest's is put back, as the
-# tests after this one in the same boot expect it.
+# tests after this one in the same boot expect it, and the link-local one
+# that up makes again is waited for: until its duplicate address
+# detection ends (a second or two) it has no local route, and the state
+# check after this test found the guest changed.
 on_host 1 "ip link set '$NETDEV' down; sleep 1; ip link set '$NETDEV' up &&
-	ip addr replace '$HOST_IP6/64' dev '$NETDEV' nodad"
+	ip addr replace '$HOST_IP6/64' dev '$NETDEV' nodad &&
+	for ((i = 0; i < 100; i++)); do
+		[ -n \"\$(ip -6 addr show dev '$NETDEV' tentative)\" ] || break
+		sleep 0.1
+	done"
 if rpd_wait_log 1 "link $NETDEV .* is down" $((down + 1)) 20 &&
    rpd_wait_log 1 "link $NETDEV .* is up" $((up + 1)) 20; then
 	ksft_pass "link down/up of $NETDEV followed (libnl route cache)"
