@@ -40,20 +40,18 @@ starting = 0
 spares_lock = threading.Lock()
 
 
-def start_bash(cmd=None):
-    """A bash in a session of its own, its stdout and stderr one pipe:
-    running CMD, or, without one, waiting for it (returned with the write
-    end of its pipe)."""
-    if cmd is not None:
-        return subprocess.Popen(["/bin/bash", "-c", cmd], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True), None
+def start_bash(script, **kw):
+    """bash -c SCRIPT in a session of its own, stdout and stderr one pipe."""
+    return subprocess.Popen(["/bin/bash", "-c", script], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True, **kw)
+
+
+def start_spare():
+    """A bash waiting for its command, and the write end of its pipe."""
     r, w = os.pipe()
     try:
-        proc = subprocess.Popen(["/bin/bash", "-c", SPARE_SH.format(fd=r)],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True,
-                                pass_fds=(r,))
+        proc = start_bash(SPARE_SH.format(fd=r), pass_fds=(r,))
     except BaseException:
         os.close(w)
         raise
@@ -70,7 +68,7 @@ def refill():
         starting += max(n, 0)
     for _ in range(n):
         try:
-            spare = start_bash()
+            spare = start_spare()
         finally:
             with spares_lock:
                 starting -= 1
@@ -80,20 +78,19 @@ def refill():
 
 def spawn(cmd):
     """CMD running in bash: a spare one when there is one."""
-    data = os.fsencode(cmd) + b"\0"
     while True:
         with spares_lock:
             spare = spares.pop(0) if spares else None
         if spare is None:
-            return start_bash(cmd)[0]
+            return start_bash(cmd)
         proc, w = spare
+        data = os.fsencode(cmd) + b"\0"
         try:
             while data:
                 data = data[os.write(w, data):]
             return proc
         except OSError:
             # It died waiting (killed from outside): reap it, take another.
-            data = os.fsencode(cmd) + b"\0"
             proc.kill()
             proc.wait()
             proc.stdout.close()
