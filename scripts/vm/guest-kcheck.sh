@@ -25,11 +25,17 @@ leaks=/sys/kernel/debug/kmemleak
 # Each report is shown whole: the pattern line and what follows it.
 bugs='BUG[: ]|WARNING:|Oops|general protection|Call Trace|UBSAN|KASAN|KFENCE|list_(add|del) corruption|Objects remaining|refcount_t|soft lockup|hung_task|rcu.*stall|suspicious RCU|lock held when returning|unreferenced object'
 
+# The file is read whole first. Bash's read takes a chunk and seeks back
+# to the line's end; a seek makes the kernel lay the file out anew, and
+# the timers in it had changed, so the line at that offset was another
+# or half of one. Marks came out empty now and then, and an empty mark
+# took every later report: a leak of the first job went to the fifth.
 jiffies() {
-	local l
+	local l t
+	t=$(</proc/timer_list) || return 1
 	while read -r l; do
 		case $l in "jiffies: "*) echo "${l#jiffies: }"; return 0 ;; esac
-	done </proc/timer_list
+	done <<<"$t"
 	return 1
 }
 
@@ -39,7 +45,9 @@ case $job in '' | *[!0-9]*) echo "usage: $0 mark|scan|final JOB" >&2; exit 2 ;; 
 case $mode in
 mark)
 	[ -w "$leaks" ] || exit 0
-	echo "$job $(jiffies)" >>"$marks"
+	# A mark without jiffies would take every later report.
+	j=$(jiffies) || { echo "guest-kcheck: no jiffies in /proc/timer_list" >&2; exit 1; }
+	echo "$job $j" >>"$marks"
 	exit 0
 	;;
 scan) ;;
