@@ -283,17 +283,23 @@ fi
 # (guest-execs.sh), before the scan's own programs start. The scripts
 # are sourced in a subshell, not run by a bash of their own: a bash
 # start costs some 90 ms under TCG.
-kscan() { # scan|final K
-	local i j count=
+# "scan" and "log" come after job K, with and without a kmemleak scan;
+# "rescan" and "final" after the last job, when its own scan was a "log".
+kscan() { # scan|log|rescan|final K
+	local i j count="" own="" kmode=$1
+	case $1 in
+	scan | log) own=1 ;;
+	rescan) kmode=scan ;;
+	esac
 	for ((i = 1; i <= nhosts; i++)); do
-		[ "$1" = scan ] && count="execs_count '$run/execs-h$i.$2';"
+		[ -n "$own" ] && count="execs_count '$run/execs-h$i.$2';"
 		if [ "$i" = 1 ]; then
-			[ "$1" != scan ] || execs_count "$run/execs-h1.$2"
+			[ -z "$own" ] || execs_count "$run/execs-h1.$2"
 			# shellcheck source=/dev/null # run as a script, not a library
-			. "$top/scripts/vm/guest-kcheck.sh" "$1" "$2"
+			. "$top/scripts/vm/guest-kcheck.sh" "$kmode" "$2"
 		else
 			RPVM_QUIET=1 on_host "$i" "${count:+. '$top/scripts/vm/guest-execs.sh' && $count}
-				( . '$top/scripts/vm/guest-kcheck.sh' $1 $2 )"
+				( . '$top/scripts/vm/guest-kcheck.sh' $kmode $2 )"
 		fi >"$run/h$i.kall" 2>&1 &
 	done
 	wait
@@ -301,7 +307,7 @@ kscan() { # scan|final K
 		: >"$run/h$i.kbugs"
 		[ -s "$run/h$i.kall" ] || continue
 		for j in $(awk '$1 ~ /^[0-9]+$/ { print $1 }' "$run/h$i.kall" | sort -un); do
-			if [ "$1" = scan ] && [ "$j" = "$2" ]; then
+			if [ -n "$own" ] && [ "$j" = "$2" ]; then
 				awk -v j="$j" '$1 == j { sub(/^[0-9]+ /, ""); print }' "$run/h$i.kall" >"$run/h$i.kbugs"
 				continue
 			fi
@@ -418,7 +424,12 @@ for ((k = 1; k <= ${#jobs[@]}; k++)); do
 		echo "# vm: test died of signal $((rc - 128)) after $((SECONDS - t_job)) s" >>"$out"
 		sigs_sent >>"$out"
 	fi
-	kscan scan "$k"
+	# kmemleak: after every fifth job and the last (guest-kcheck.sh).
+	kmode=log
+	if [ -n "$kmemleak" ] && { [ $((k % 5)) = 0 ] || [ "$k" = "${#jobs[@]}" ]; }; then
+		kmode=scan
+	fi
+	kscan "$kmode" "$k"
 	for ((i = 1; i <= nhosts; i++)); do
 		if [ -s "$run/h$i.kbugs" ]; then
 			echo "# vm: kernel problem on h$i:" >>"$out"
@@ -451,9 +462,12 @@ for ((k = 1; k <= ${#jobs[@]}; k++)); do
 	done
 	wait
 done
-# The last job's leaks need a scan after the one that followed it.
+# The last job's leaks need a scan after the one that followed it; a
+# batch that ended early may have scanned nothing since its last jobs.
 if [ -n "$kmemleak" ]; then
-	kscan final "$((k > ${#jobs[@]} ? ${#jobs[@]} : k))"
+	k=$((k > ${#jobs[@]} ? ${#jobs[@]} : k))
+	[ "$kmode" = scan ] || kscan rescan "$k"
+	kscan final "$k"
 fi
 sync
 halt
