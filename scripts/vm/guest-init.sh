@@ -20,6 +20,10 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # sed, awk or bash the tests start (thousands in a run). Python still
 # speaks UTF-8 (its UTF-8 mode is on under C).
 export LC_ALL=C HOME=/root TERM=dumb
+# A Python that dies of a fatal signal prints where, in Python, on its
+# stderr, which the test shows: once pin_ynl.py died of a segfault with
+# no trace at all (other programs' segfaults: guest-kcheck.sh).
+export PYTHONFAULTHANDLER=1
 umask 022
 
 console() { local u; read -r u _ </proc/uptime; echo "rpvm-h${idx:-?}: [$u] $*" >/dev/console; }
@@ -306,6 +310,8 @@ kscan() { # scan|log|rescan|final K
 	for ((i = 1; i <= nhosts; i++)); do
 		: >"$run/h$i.kbugs"
 		[ -s "$run/h$i.kall" ] || continue
+		awk -v h="h$i" '$1 == "crash" { sub(/^crash [0-9]+ /, ""); print "# vm: a program crashed on " h ": " $0 }' \
+			"$run/h$i.kall" >>"$run/h1.out.$2"
 		for j in $(awk '$1 ~ /^[0-9]+$/ { print $1 }' "$run/h$i.kall" | sort -un); do
 			if [ -n "$own" ] && [ "$j" = "$2" ]; then
 				awk -v j="$j" '$1 == j { sub(/^[0-9]+ /, ""); print }' "$run/h$i.kall" >"$run/h$i.kbugs"

@@ -9,7 +9,8 @@
 #   guest-kcheck.sh final K    after the last job K: kmemleak's last word
 # "scan", "log" and "final" print each report line as "J LINE", J the job
 # the report belongs to, and empty the log (and kmemleak's list) so that
-# the next scan shows only what came after.
+# the next scan shows only what came after; a segfault in user space,
+# no kernel problem, as "crash J LINE".
 #
 # kmemleak reports an object only when it was unreferenced, at least 5 s
 # old and unchanged since the scan before: one scan after a job finds
@@ -82,5 +83,16 @@ if [ "$mode" != log ] && [ -w "$leaks" ]; then
 fi
 # The kernel's echo of its command line is no report, though it names
 # rcupdate.rcu_cpu_stall_suppress_at_boot (scripts/vm/run.sh).
-dmesg | awk -v j="$job" -v re="$bugs" '/[Cc]ommand line: / { next } $0 ~ re { left = 13 } left { print j, $0; left-- }'
+# A program that died of a segfault is the test's to judge, but the
+# kernel's line on it (where, in which library) is the only trace and
+# went with the log: it is passed on as "crash J LINE" (with the "Code:"
+# line when one follows it: 6.1's did, the debug 6.12's did not), for
+# guest-init.sh to add to the job's output.
+dmesg | awk -v j="$job" -v re="$bugs" '
+	/[Cc]ommand line: / { next }
+	$0 ~ re { left = 13 }
+	left { print j, $0; left--; next }
+	/: segfault at / { print "crash", j, $0; code = 1; next }
+	code && /Code: / { print "crash", j, $0 }
+	{ code = 0 }'
 dmesg -C
