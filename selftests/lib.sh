@@ -18,6 +18,8 @@
 #   require_module              skip the test when $ROCEPATH_KO is not built
 #   defer CMD...                run CMD at exit (last deferred runs first)
 #   defer_last CMD...           run CMD at exit after all of those
+#                               (both from the test's own shell: in a
+#                               subshell they say so and return 1)
 #   on_host N CMD...            run a shell command on guest N, print its
 #                               output, return its exit code
 #   on_host_bg N NAME CMD...    start it in the background
@@ -51,6 +53,7 @@
 # test's background jobs (their directory is named by $$, the same).
 [ "${__rp_lib_pid:-}" != "$$" ] || return 0
 __rp_lib_pid=$$
+__rp_lib_bashpid=$BASHPID
 
 KSFT_PASS=0
 KSFT_FAIL=1
@@ -276,6 +279,7 @@ churn_prog() {
 # then background jobs still running are stopped.
 __defer_cmds=()
 defer() {
+	__defer_in_test defer "$*" || return
 	__defer_cmds+=("$*")
 }
 
@@ -284,7 +288,17 @@ defer() {
 # module under a daemon that a deferred command stops).
 __defer_last_cmds=()
 defer_last() {
+	__defer_in_test defer_last "$*" || return
 	__defer_last_cmds+=("$*")
+}
+
+# A subshell ($(...), a pipeline's part, on_host 1) has its own copy of
+# the lists and no EXIT trap: what it defers would never run, and the
+# test would leave its state behind with nothing said where it went.
+__defer_in_test() { # defer|defer_last CMD
+	[ "$BASHPID" = "$__rp_lib_bashpid" ] && return 0
+	echo "# lib: $1 in a subshell would be lost at its exit, not run: $2" >&2
+	return 1
 }
 
 __lib_cleanup() {
