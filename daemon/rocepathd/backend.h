@@ -16,6 +16,7 @@
 
 #include "replan_state.h"
 #include "digest.h"	/* RP_DIGEST_FMT */
+#include "linkmon.h"	/* RPD_LINKMON_MAX */
 
 struct rp_nl;
 
@@ -35,9 +36,10 @@ struct rpd_plan_info {
 /*
  * This host's links that came up since the last plan that probed: before
  * the next plan probes, their NICs' cached answers are dropped, so that
- * their flows, and only theirs, are probed again.
+ * their flows, and only theirs, are probed again. They come from the link
+ * monitor, so it can follow no more than this holds.
  */
-#define RPD_REPROBE_MAX 32
+#define RPD_REPROBE_MAX RPD_LINKMON_MAX
 struct rpd_reprobe {
 	char netdev[RPD_REPROBE_MAX][64];
 	size_t n;
