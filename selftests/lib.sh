@@ -53,7 +53,7 @@
 # test's background jobs (their directory is named by $$, the same).
 [ "${__rp_lib_pid:-}" != "$$" ] || return 0
 __rp_lib_pid=$$
-__rp_lib_bashpid=$BASHPID
+__rp_lib_bashpid=$BASHPID # the test's own shell: defer and the timing marks
 
 KSFT_PASS=0
 KSFT_FAIL=1
@@ -115,12 +115,11 @@ py() { $PY "$@"; }
 # The variable is taken out of the environment so that a helper that
 # sources this file again (on_host on this guest) cannot add marks.
 __rp_timing=${RPVM_TIMING:-}
-__rp_timing_pid=$BASHPID
 unset RPVM_TIMING
 declare -A __rp_timing_done=()
 __rp_timing_mark() { # NAME: "NAME UPTIME" the first time only
 	local u
-	[ -n "$__rp_timing" ] && [ "$BASHPID" = "$__rp_timing_pid" ] || return 0
+	[ -n "$__rp_timing" ] && [ "$BASHPID" = "$__rp_lib_bashpid" ] || return 0
 	[ -z "${__rp_timing_done[$1]:-}" ] || return 0
 	__rp_timing_done[$1]=1
 	read -r u _ </proc/uptime
@@ -136,7 +135,7 @@ body_starts() { __rp_timing_mark body; }
 # a test, which the phase marks alone cannot name.
 __rp_timing_check() { # DESC
 	local u
-	[ -n "$__rp_timing" ] && [ "$BASHPID" = "$__rp_timing_pid" ] || return 0
+	[ -n "$__rp_timing" ] && [ "$BASHPID" = "$__rp_lib_bashpid" ] || return 0
 	read -r u _ </proc/uptime
 	echo "$u $__ksft_n $*" >>"$__rp_timing.checks"
 }
