@@ -272,7 +272,7 @@ sleep 2
 kill_bg 1 mon
 out=$(cat "${RPVM_BG_DIR:-/tmp/rocepath-bg.$$}/1.mon.out" 2>/dev/null)
 printf '%s\n' "$out" >"$T/mon.out"
-python3 - "$T/mon.out" "$have_rdma" <<'PY' && ksft_pass "monitor -j: one JSON object per event line, pins-replaced seen" || ksft_fail "monitor -j: one JSON object per event line, pins-replaced seen"
+py - "$T/mon.out" "$have_rdma" <<'PY' && ksft_pass "monitor -j: one JSON object per event line, pins-replaced seen" || ksft_fail "monitor -j: one JSON object per event line, pins-replaced seen"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 ok = all(isinstance(e, dict) and 'event' in e for e in ev) and \
@@ -282,7 +282,7 @@ if not ok:
 sys.exit(not ok)
 PY
 if [ $have_rdma = 1 ]; then
-	python3 - "$T/mon.out" <<'PY' && ksft_pass "monitor: qp-add with the pinned port 51000" || ksft_fail "monitor: qp-add with the pinned port 51000"
+	py - "$T/mon.out" <<'PY' && ksft_pass "monitor: qp-add with the pinned port 51000" || ksft_fail "monitor: qp-add with the pinned port 51000"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 qa = [e for e in ev if e['event'] == 'qp-add']

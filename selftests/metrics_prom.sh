@@ -130,7 +130,7 @@ ksft_test "node_exporter scrape: no textfile error, flows served, promtool clean
 
 # 4. Readers racing the once-a-second writer always see a whole file.
 atomic_reads() {
-	on_host 1 "python3 - <<'PY'
+	on_host 1 "$PY - <<'PY'
 import time
 end, n, fams = time.time() + 4, 0, set()
 while time.time() < end:

@@ -95,7 +95,7 @@ on_host 1 "mkdir -p /etc/rocepath; cat >/etc/rocepath/slurm.json <<CONF
  \"log_file\": \"$SLOG/rocepath-slurmctld.log\",
  \"post_command\": \"bash $RUN_DIR/push-placement.sh\"}
 CONF
-python3 -m json.tool /etc/rocepath/slurm.json >/dev/null" || ksft_fail "slurm.json on h1 is not valid JSON"
+$PY -c \"import json; json.load(open('/etc/rocepath/slurm.json'))\"" || ksft_fail "slurm.json on h1 is not valid JSON"
 on_host 1 "slurmctld" || ksft_skip_all "slurmctld did not start"
 for n in 1 2; do
 	on_host $n "slurmd -N h$n" || ksft_skip_all "slurmd did not start on h$n"
