@@ -482,6 +482,11 @@ for ((i = 1; i <= nhosts; i++)); do
 	# no_timer_check: under TCG on a loaded host the IO-APIC timer check
 	# can fail and panic the boot ("IO-APIC + timer doesn't work").
 	cmdline="console=ttyS0 $verbosity panic_on_warn=1 oops=panic panic=-1 mitigations=off no_timer_check"
+	# "quiet" keeps warnings off the console, so a WARN's panic showed
+	# only the panic: not the WARNING line naming file and line, nor what
+	# the kernel logged before it. panic_print=0x20 has the panic replay
+	# the whole kernel log to the console before the guest reboots.
+	cmdline+=" panic_print=0x20"
 	# Under TCG a guest's clock can jump tens of seconds while its kernel
 	# boots (a fabric guest read 53 s of uptime where the four beside it
 	# read 5 s), and RCU then reports a stall that never was. Reports
@@ -748,6 +753,10 @@ finish_job() { # K
 			console_of "$i" "$k" | {
 				grep -a -m1 'NETDEV WATCHDOG'
 			} 2>/dev/null | sed "s/^/#   h$i report: /" >&2
+			# a WARN's own line and what the kernel logged just before
+			# it, from the log the panic replayed
+			console_of "$i" "$k" | grep -a -m1 -B4 'WARNING: CPU' |
+				sed "s/^/#   h$i report: /" >&2
 			console_of "$i" "$k" |
 				grep -aE -m1 -A24 'BUG:|WARNING:|Oops|general protection|PANIC:|Kernel panic' |
 				grep -aE 'BUG:|WARNING:|Oops|general protection|PANIC:|Kernel panic|Comm:|Workqueue:|RIP: 0010|EFLAGS' |
