@@ -126,6 +126,19 @@ cut() {
 	ref=$((recent > sent ? recent : sent))
 	[ "$sent" -gt 0 ] && awk -v r="$rate" -v s="$ref" 'BEGIN { exit !(r > 0 && r <= 2 * s) }'
 }
+# No CNP in 30 s: the flow stood still (6.1 batches, now and then). What
+# each side counted then, for the log: h2's record of the flow (did CE
+# marks arrive, did h2 send CNPs) and both ports' rxe counters
+# (retransmissions, sequence errors, retries exceeded).
+stood_still() {
+	local n
+	log "h2's flow from h1: $(on_host 2 "$RP_CLI -j flow show dev $IBDEV" |
+		jq -c --arg r "$HOST_IP4" '[.[] | select(.remote == $r)]')"
+	for n in 1 2; do
+		log "h$n's rxe counters (non-zero): $(on_host "$n" "rdma -j statistic show link $IBDEV/1" |
+			jq -c '.[0] | with_entries(select(.key != "port" and (.value | type) == "number" and .value > 0))')"
+	done
+}
 recent=0
 send_rate
 log "before marks: the flow sends $sent kb/s, reported rate $ceiling kb/s"
@@ -137,6 +150,7 @@ why=
 for try in 1 2 3; do
 	if ! marked_cnp; then
 		why="no new CNP reached h1 within 30 reads"
+		stood_still
 		break
 	fi
 	cut && { why=; break; }
