@@ -93,11 +93,12 @@ rate=$(jq '.rate_kbps // 0' <<<"$f")
 # before it, over the time they took. Until the first CNPs have cut the
 # rate the flow is at the ceiling and unpaced, and how many packets leave
 # so depends on the emulator's speed: 9, 71 and 130 of the 300 in three
-# runs, the 130 within 11 ms. ib_write_bw's average counts those too, and it prints
-# MB/s with two decimals, steps of 84 kb/s against a bound of 400. Once
-# paced, the flow leaves at most about 1.4 x rate: at 200 kb/s the stamps
-# of rxe's 64 packets in flight reach rp_pace_max_delay_ms (2 s), and
-# from there 64 packets leave every 2 s (flows-dcqcn.rst, Enforcement).
+# runs, the 130 within 11 ms. ib_write_bw's average counts those too, and
+# it prints MB/s with two decimals, steps of 84 kb/s against a bound of
+# 400. Once paced, the flow leaves at most about 1.4 x rate: at 200 kb/s
+# the stamps of rxe's 64 packets in flight reach rp_pace_max_delay_ms
+# (2 s), and from there 64 packets leave every 2 s (flows-dcqcn.rst,
+# Enforcement).
 wire_kbps() { # RATE_KBPS
 	tshark -r "$pcap" -Y infiniband -T fields -e frame.time_epoch -e frame.len 2>/dev/null |
 		awk -v r="$1" '{ t[NR] = $1; l[NR] = $2 }
