@@ -11,9 +11,10 @@
 # -b runs several tests in one boot of the guests, one after another
 # (scripts/check.sh's batches): after each, the kernel scan and a check
 # that the test left the guests as it found them (guest-init.sh); a test
-# that did not ends the batch. Test K's output, with its "# vm:" notes,
-# goes to OUTDIR/K.out and its exit code to OUTDIR/K.rc: "lost" for a test
-# that never ran (an earlier one hung, panicked or left state behind).
+# that did not, or failed, ends the batch. Test K's output, with its
+# "# vm:" notes, goes to OUTDIR/K.out and its exit code to OUTDIR/K.rc:
+# "lost" for a test that never ran (an earlier one failed, hung, panicked
+# or left state behind).
 # Batched tests take no arguments and no rpvm-cmdline. A batch with a
 # fabric is of tests whose rpvm-fabric lines build the same fabric
 # (fabric.py key) with kernel routing: each test gets its own topology
