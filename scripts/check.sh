@@ -45,12 +45,11 @@
 #   --extra   one more VM selftest (a path under selftests/, e.g.
 #             debug/unload_stress.sh), run after the others on each kernel
 #   --lanes   1 (the default, also ROCEPATH_CHECK_LANES): the kernels'
-#             shared boots one after the other; 2: the first kernels'
-#             shared boot, then the arm64 smoke subset, beside the last
-#             kernel's, for hosts with four cores or more (on two cores the
-#             guests starve each other: Documentation/testing.rst, "Two
-#             lanes"). Tests with a boot of their own (fabrics, kernel
-#             parameters) run alone, first.
+#             shared boots one after the other; 2 (make check's default):
+#             the first kernels' shared boot, then the arm64 smoke subset,
+#             at nice 10 (ROCEPATH_LANE_NICE) beside the last kernel's
+#             (Documentation/testing.rst, "Two lanes"). Tests with a boot
+#             of their own (fabrics, kernel parameters) run alone, first.
 #   --list    print the item names and exit
 
 set -u
@@ -731,6 +730,10 @@ side_by_side() { # (nk, not n: tap() counts in the global n)
 	done
 	bgdir=$(mktemp -d) || return 1
 	(
+		# The background lane takes what the foreground's guests leave
+		# idle (some 40 % of two cores): at nice 10 their vCPUs run
+		# first, and neither lane starves the other as at one priority.
+		renice -n "${ROCEPATH_LANE_NICE:-10}" -p "$BASHPID" >/dev/null
 		for ((j = 0; j < nk - 1; j++)); do
 			read -r k tests <<<"${side[$j]}"
 			# shellcheck disable=SC2086
