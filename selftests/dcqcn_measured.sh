@@ -131,13 +131,9 @@ cut() {
 # marks arrive, did h2 send CNPs) and both ports' rxe counters
 # (retransmissions, sequence errors, retries exceeded).
 stood_still() {
-	local n
 	log "h2's flow from h1: $(on_host 2 "$RP_CLI -j flow show dev $IBDEV" |
 		jq -c --arg r "$HOST_IP4" '[.[] | select(.remote == $r)]')"
-	for n in 1 2; do
-		log "h$n's rxe counters (non-zero): $(on_host "$n" "rdma -j statistic show link $IBDEV/1" |
-			jq -c '.[0] | with_entries(select(.key != "port" and (.value | type) == "number" and .value > 0))')"
-	done
+	rxe_report
 }
 recent=0
 send_rate

@@ -584,10 +584,12 @@ rdma_pingpong() {
 	rc=$?
 	if [ "$rc" != 0 ]; then
 		kill_bg 2 pingpong
+		rxe_report
 		return "$rc"
 	fi
 	src=$(wait_bg 2 pingpong 60 2>&1) || rc=1
 	printf '%s\n' "$src" | sed 's/^/h2: /'
+	[ "$rc" = 0 ] || rxe_report
 	return "$rc"
 }
 
@@ -604,11 +606,25 @@ rdma_write_bw() {
 	rc=$?
 	if [ "$rc" != 0 ]; then
 		kill_bg 2 write_bw
+		rxe_report
 		return "$rc"
 	fi
 	out=$(wait_bg 2 write_bw 60 2>&1) || rc=1
 	printf '%s\n' "$out" | sed 's/^/h2: /'
+	[ "$rc" = 0 ] || rxe_report
 	return "$rc"
+}
+
+# rxe_report: both guests' non-zero rxe port counters, for a failure's log.
+# They count since boot, over every test of a batch, but they tell a
+# transport error (sequence errors, retries exceeded) from a refused
+# connection.
+rxe_report() {
+	local n
+	for n in 1 2; do
+		log "h$n's rxe counters since boot (non-zero): $(on_host "$n" "rdma -j statistic show link $IBDEV/1" |
+			jq -c '.[0] | with_entries(select(.key != "port" and (.value | type) == "number" and .value > 0))')"
+	done
 }
 
 # ---- rocepath.ko ----
