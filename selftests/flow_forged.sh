@@ -88,11 +88,12 @@ ksft_test "h1 sends no CNP to the forged address" no_cnp
 
 flows=$(flows_json 1)
 printf '%s\n' "$flows" | jq -c '.[]' | sed 's/^/# /'
+# the QP's record: read here, and kept intact by a full table below
+real=$(jq -c --arg r "$peer_hex" --argjson l "$lqpn" \
+	'[.[] | select(.lqpn == $l and .remote == $r and .dqpn != null)][0]' <<<"$flows")
 qp_flow_ok() {
-	local want real late
+	local want late
 	want=$(wire "ip.src == $PEER_IP4 && udp.dstport == 4791 && infiniband.bth.opcode != 0x81")
-	real=$(jq -c --arg r "$peer_hex" --argjson l "$lqpn" \
-		'[.[] | select(.lqpn == $l and .remote == $r and .dqpn != null)][0]' <<<"$flows")
 	# h1's QP goes first: what h2 still sends until it is stopped (its
 	# retransmissions) matches no live QP and makes an rx-only record
 	late=$(jq -c --arg r "$peer_hex" --argjson l "$lqpn" \
@@ -122,8 +123,6 @@ ksft_test "the forged packets are counted in an rx-only record" rx_only_ok
 
 # Fill the table: two records are free; 20 more forged flows (one source
 # port each, half naming the QP's number) may take them but evict nothing.
-real=$(jq -c --arg r "$peer_hex" --argjson l "$lqpn" \
-	'[.[] | select(.lqpn == $l and .remote == $r and .dqpn != null)][0]' <<<"$flows")
 st0=$(stats)
 ksft_test "20 forged flows from $FORGED at a filling table" \
 	on_host 2 "python3 $FORGE $FORGED $HOST_IP4 51000 20 $lqpn,0x123456 --vary-sport --tos 3"
