@@ -157,9 +157,9 @@ rpd_capture_ports() {
 rpd_traffic() {
 	local srv=$1 cli=$2 qps=$3 srv_ip=192.0.2.$1 rc gs gc
 	gs=$(rpd_gid "$srv") && gc=$(rpd_gid "$cli") || { log "no IPv4 RoCEv2 GID on $IBDEV"; return 1; }
-	on_host_bg "$srv" bw_srv "timeout 120 ib_write_bw -d '$IBDEV' -x $gs -q $qps -s 4096 -n 20 -F"
+	on_host_bg "$srv" bw_srv "timeout 120 ib_write_bw -d '$IBDEV' -x $gs -q $qps -s 4096 -n 20 -F -u $RC_TIMEOUT"
 	sleep 1
-	retry 20 1 on_host "$cli" "timeout 120 ib_write_bw -d '$IBDEV' -x $gc -q $qps -s 4096 -n 20 -F $srv_ip" \
+	retry 20 1 on_host "$cli" "timeout 120 ib_write_bw -d '$IBDEV' -x $gc -q $qps -s 4096 -n 20 -F -u $RC_TIMEOUT $srv_ip" \
 		>"$RUN_DIR/bw_client.out" 2>&1
 	rc=$?
 	wait_bg "$srv" bw_srv 120 >"$RUN_DIR/bw_server.out" 2>&1 || rc=1

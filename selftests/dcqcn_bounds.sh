@@ -70,9 +70,9 @@ write_bw6() {
 	local lgid rgid rc
 	lgid=$(gid_index "$IBDEV" "$HOST_IP6") || return 1
 	rgid=$(on_gid_index 2 "$PEER_IP6") || return 1
-	on_host_bg 2 bw6 "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 5 -F"
+	on_host_bg 2 bw6 "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 5 -F -u $RC_TIMEOUT"
 	wait_listen 2 >/dev/null
-	retry 5 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 5 -F --tclass=3 "$PEER_IP4" >/dev/null 2>&1
+	retry 5 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 5 -F -u "$RC_TIMEOUT" --tclass=3 "$PEER_IP4" >/dev/null 2>&1
 	rc=$?
 	[ "$rc" = 0 ] || kill_bg 2 bw6
 	wait_bg 2 bw6 120 >/dev/null 2>&1 || rc=1

@@ -593,16 +593,25 @@ rdma_pingpong() {
 	return "$rc"
 }
 
+# ib_write_bw's RC timeout (-u): 4.096 us << 20, some 4 s, where
+# perftest's 14 is 67 ms. A TCG guest held off the host's CPU (its vCPU
+# busy, or a lane at nice 10) finds its timer expired before it reads the
+# ACKs waiting for it, and resends what arrived: h1 counted 126 timeouts
+# and h2 4,106 duplicates in a write that rxe on 6.1 then ended with
+# "remote invalid request" (status 9). Lost packets are still resent,
+# seconds later.
+RC_TIMEOUT=20
+
 # rdma_write_bw [ARGS...]: ib_write_bw (RC, 4 KiB x 50 unless ARGS say
-# otherwise), server on guest 2, client here.
+# otherwise, timeout RC_TIMEOUT), server on guest 2, client here.
 rdma_write_bw() {
 	local lgid rgid rc out
 	lgid=$(gid_index "$IBDEV" "$HOST_IP4") || { echo "no RoCEv2 GID for $HOST_IP4"; return 1; }
 	rgid=$(on_gid_index 2 "$PEER_IP4") ||
 		{ echo "no RoCEv2 GID for $PEER_IP4 on h2"; return 1; }
-	on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 50 -F $*"
+	on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 50 -F -u $RC_TIMEOUT $*"
 	wait_listen 2 || { kill_bg 2 write_bw; return 1; }
-	retry 5 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 50 -F "$@" "$PEER_IP4" 2>&1
+	retry 5 1 ib_write_bw -d "$IBDEV" -x "$lgid" -s 4096 -n 50 -F -u "$RC_TIMEOUT" "$@" "$PEER_IP4" 2>&1
 	rc=$?
 	if [ "$rc" != 0 ]; then
 		kill_bg 2 write_bw

@@ -152,9 +152,9 @@ qp_warning() {
 	before1=$(rpd_log_count 1 'live QPs share')
 	before2=$(rpd_log_count 2 'live QPs share')
 	gs=$(rpd_gid 2) && gc=$(rpd_gid 1) || return 1
-	on_host_bg 2 bw8 "timeout 90 ib_write_bw -d '$IBDEV' -x $gs -q 8 -s 4096 -D 4 -F"
+	on_host_bg 2 bw8 "timeout 90 ib_write_bw -d '$IBDEV' -x $gs -q 8 -s 4096 -D 4 -F -u $RC_TIMEOUT"
 	sleep 1
-	retry 20 1 on_host 1 "timeout 90 ib_write_bw -d '$IBDEV' -x $gc -q 8 -s 4096 -D 4 -F 192.0.2.2" \
+	retry 20 1 on_host 1 "timeout 90 ib_write_bw -d '$IBDEV' -x $gc -q 8 -s 4096 -D 4 -F -u $RC_TIMEOUT 192.0.2.2" \
 		>"$RUN_DIR/bw8.out" 2>&1 || { tail -n 5 "$RUN_DIR/bw8.out"; return 1; }
 	wait_bg 2 bw8 90 >/dev/null 2>&1
 	rpd_wait_log 1 'live QPs share' $((before1 + 1)) 4 &&

@@ -42,7 +42,7 @@ rp_load_both || ksft_skip_all "cannot load $ROCEPATH_KO on both guests"
 T=$RUN_DIR/nl_fuzz
 mkdir -p "$T"
 rm -f "$T"/*.runs
-bw="nice -n 19 ib_write_bw -d $IBDEV -s 4096 -n 50 -F"
+bw="nice -n 19 ib_write_bw -d $IBDEV -s 4096 -n 50 -F -u $RC_TIMEOUT"
 on_host_bg 2 srv1 "while :; do $bw -x $RGID -p 18515 >/dev/null 2>&1; done"
 on_host_bg 1 srv2 "while :; do $bw -x $LGID -p 18516 >/dev/null 2>&1; done"
 on_host_bg 1 cli1 "while :; do $bw -x $LGID -p 18515 $PEER_IP4 >/dev/null 2>&1 &&

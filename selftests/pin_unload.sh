@@ -21,9 +21,9 @@ defer rp_unload 1
 body_starts
 kmsg_mark
 rgid=$(on_gid_index 2 "$PEER_IP4")
-on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 400 -F"
+on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $rgid -s 4096 -n 400 -F -u $RC_TIMEOUT"
 wait_listen 2
-( retry 5 1 ib_write_bw -d "$IBDEV" -x "$GIDX" -s 4096 -n 400 -F "$PEER_IP4" \
+( retry 5 1 ib_write_bw -d "$IBDEV" -x "$GIDX" -s 4096 -n 400 -F -u "$RC_TIMEOUT" "$PEER_IP4" \
 	>"$RUN_DIR/bw.out" 2>&1 ) &
 client=$!
 "$CHURN" -d "$IBDEV" -g "$GIDX" -a "$PEER_IP4" -n 1000000 >/dev/null 2>&1 &

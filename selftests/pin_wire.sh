@@ -207,9 +207,9 @@ monr=$!
 defer kill $monr
 retry 120 0.5 grep -q READY "$RUN_DIR/monr.out"
 cap_start 2 repl-at2 "udp dst port 4791"
-on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $(on_gid_index 2 "$PEER_IP4") -s 4096 -n 300 -F"
+on_host_bg 2 write_bw "ib_write_bw -d $IBDEV -x $(on_gid_index 2 "$PEER_IP4") -s 4096 -n 300 -F -u $RC_TIMEOUT"
 wait_listen 2
-( retry 5 1 ib_write_bw -d "$IBDEV" -x "$(gid_index "$IBDEV" "$HOST_IP4")" -s 4096 -n 300 -F "$PEER_IP4" \
+( retry 5 1 ib_write_bw -d "$IBDEV" -x "$(gid_index "$IBDEV" "$HOST_IP4")" -s 4096 -n 300 -F -u "$RC_TIMEOUT" "$PEER_IP4" \
 	>"$RUN_DIR/repl.out" 2>&1 ) &
 client=$!
 # Replace only once the QP is up on the first rule's port (qp-add-ntf).

@@ -124,13 +124,13 @@ for i in \$(seq 100); do
 done
 echo "\$(hostname): pins after \$(awk "BEGIN{print \$(date +%s.%N) - \$t0}") s in the job: \$('$RP_CLI' pin show)"
 if [ "\$SLURM_PROCID" = 1 ]; then
-	timeout 60 ib_write_bw -d $IBDEV -x $gs -q 2 -s 4096 -n 20 -F >/dev/null
+	timeout 60 ib_write_bw -d $IBDEV -x $gs -q 2 -s 4096 -n 20 -F -u $RC_TIMEOUT >/dev/null
 else
 	# The server may take seconds to listen on a loaded host: retry the
 	# connection (a refused one sends no RoCE packets).
 	for i in \$(seq 15); do
 		sleep 2
-		timeout 60 ib_write_bw -d $IBDEV -x $gc -q 2 -s 4096 -n 20 -F 192.0.2.2 >/dev/null \
+		timeout 60 ib_write_bw -d $IBDEV -x $gc -q 2 -s 4096 -n 20 -F -u $RC_TIMEOUT 192.0.2.2 >/dev/null \
 			2>"$RUN_DIR/bw.err" && exit 0
 		grep -q "Couldn't connect" "$RUN_DIR/bw.err" || { cat "$RUN_DIR/bw.err"; exit 1; }
 	done

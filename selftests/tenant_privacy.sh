@@ -122,9 +122,9 @@ stat() {
 # write_bw PREFIX QPS: ib_write_bw with QPS QPs, client on h1 as PREFIX.
 write_bw() {
 	local as=$1 q=$2 rc
-	on_host_bg 2 wbw "ib_write_bw -d $IBDEV -x $RGID -s 4096 -n 50 -F -q $q"
+	on_host_bg 2 wbw "ib_write_bw -d $IBDEV -x $RGID -s 4096 -n 50 -F -u $RC_TIMEOUT -q $q"
 	sleep 2
-	retry 10 1 $as ib_write_bw -d "$IBDEV" -x "$LGID" -s 4096 -n 50 -F -q "$q" "$PEER_IP4" \
+	retry 10 1 $as ib_write_bw -d "$IBDEV" -x "$LGID" -s 4096 -n 50 -F -u "$RC_TIMEOUT" -q "$q" "$PEER_IP4" \
 		>"$RUN_DIR/tenant_bw.out" 2>&1
 	rc=$?
 	[ "$rc" = 0 ] || { tail -n 5 "$RUN_DIR/tenant_bw.out"; kill_bg 2 wbw; return "$rc"; }
