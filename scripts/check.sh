@@ -44,13 +44,13 @@
 #             The build stage always runs: everything else needs it.
 #   --extra   one more VM selftest (a path under selftests/, e.g.
 #             debug/unload_stress.sh), run after the others on each kernel
-#   --lanes   1 (the default, also ROCEPATH_CHECK_LANES): the kernels'
-#             shared boots one after the other; 2: the first kernels'
-#             shared boot, then the arm64 smoke subset, at nice 10
-#             (ROCEPATH_LANE_NICE) beside the last kernel's; on two cores
-#             it fails 6.1 checks (Documentation/testing.rst, "Two
-#             lanes"). Tests with a boot of their own (fabrics, kernel
-#             parameters) run alone, first.
+#   --lanes   1 (the default here, also ROCEPATH_CHECK_LANES): the
+#             kernels' shared boots one after the other; 2 (make check's
+#             default): the first kernels' shared boot, then the arm64
+#             smoke subset, at nice 10 (ROCEPATH_LANE_NICE) beside the
+#             last kernel's (Documentation/testing.rst, "Two lanes").
+#             Tests with a boot of their own (fabrics, kernel parameters)
+#             run alone, first.
 #   --list    print the item names and exit
 
 set -u
